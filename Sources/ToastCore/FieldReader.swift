@@ -1,0 +1,91 @@
+/// Reads the members of one JSON object, with errors that name the field by
+/// its path in the request, and rejects members it was not asked about.
+struct FieldReader {
+    let members: [String: JSONValue]
+    /// Prefix of every field path, e.g. "toast." or "".
+    let path: String
+
+    init(_ value: JSONValue, path: String) throws(ToastError) {
+        guard case .object(let members) = value else {
+            let name = path.isEmpty ? "the request" : String(path.dropLast())
+            throw ToastError(.invalidRequest, "\(name) must be a JSON object, not \(value.typeName)", field: path.isEmpty ? nil : name)
+        }
+        self.members = members
+        self.path = path
+    }
+
+    func has(_ key: String) -> Bool { members[key] != nil }
+
+    /// A member that is absent or `null`.
+    func isAbsent(_ key: String) -> Bool {
+        switch members[key] {
+        case nil, .null?: true
+        default: false
+        }
+    }
+
+    func rejectUnknown(allowed: Set<String>) throws(ToastError) {
+        let unknown = members.keys.filter { !allowed.contains($0) }.sorted()
+        if let first = unknown.first {
+            throw ToastError(
+                .unknownField,
+                "unknown field '\(first)'; allowed here: \(allowed.sorted().joined(separator: ", "))",
+                field: path + first
+            )
+        }
+    }
+
+    func string(_ key: String) throws(ToastError) -> String? {
+        guard let value = members[key], value != .null else { return nil }
+        guard let string = value.stringValue else { throw typeError(key, "a string", value) }
+        return string
+    }
+
+    func requiredString(_ key: String) throws(ToastError) -> String {
+        guard let string = try string(key) else { throw missing(key) }
+        return string
+    }
+
+    func bool(_ key: String) throws(ToastError) -> Bool? {
+        guard let value = members[key], value != .null else { return nil }
+        guard let bool = value.boolValue else { throw typeError(key, "true or false", value) }
+        return bool
+    }
+
+    func positiveInteger(_ key: String) throws(ToastError) -> UInt64? {
+        guard let value = members[key], value != .null else { return nil }
+        guard let int = value.intValue else { throw typeError(key, "an integer", value) }
+        guard int > 0 else { throw ToastError.invalid(path + key, "must be a positive integer (got \(int))") }
+        return UInt64(int)
+    }
+
+    func enumeration<T: RawRepresentable & CaseIterable>(_ key: String, _: T.Type) throws(ToastError) -> T?
+    where T.RawValue == String {
+        guard let raw = try string(key) else { return nil }
+        return try Self.enumeration(raw, T.self, field: path + key)
+    }
+
+    static func enumeration<T: RawRepresentable & CaseIterable>(
+        _ raw: String, _: T.Type, field: String
+    ) throws(ToastError) -> T where T.RawValue == String {
+        guard let value = T(rawValue: raw) else {
+            let allowed = T.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+            throw ToastError.invalid(field, "unknown value '\(raw)'; expected one of \(allowed)")
+        }
+        return value
+    }
+
+    func array(_ key: String) throws(ToastError) -> [JSONValue]? {
+        guard let value = members[key], value != .null else { return nil }
+        guard case .array(let elements) = value else { throw typeError(key, "an array", value) }
+        return elements
+    }
+
+    func missing(_ key: String) -> ToastError {
+        ToastError(.missingField, "the field '\(key)' is required", field: path + key)
+    }
+
+    func typeError(_ key: String, _ expected: String, _ value: JSONValue) -> ToastError {
+        ToastError.invalid(path + key, "must be \(expected), not \(value.typeName)")
+    }
+}

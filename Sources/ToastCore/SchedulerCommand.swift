@@ -1,0 +1,128 @@
+/// What the scheduler can be asked to do.
+public enum SchedulerCommand: Sendable, Hashable {
+    /// Add a toast, or, if the same toast is live, update that one in place.
+    case add(Toast)
+    /// Change fields of a live toast.
+    case update(ToastTarget, ToastPatch)
+    /// End a toast on behalf of a program.
+    case remove(ToastTarget)
+    /// End a toast on behalf of a person; refused for a non-dismissible toast.
+    case dismiss(ToastTarget)
+    /// Invoke one of a toast's actions, which then ends the toast.
+    case invoke(ToastTarget, actionID: String)
+    case clear(ClearScope)
+    /// Do not disturb: show nothing new until `resume`.
+    case pause
+    case resume
+    /// The source is gone: apply its toasts' cancellation and invalidation.
+    case endSource(String)
+    /// Only let time pass: expire what is due.
+    case tick
+}
+
+/// The fields an `update` may change. A `nil` property leaves the field as
+/// it is; for optional fields, `.some(nil)` resets it.
+public struct ToastPatch: Sendable, Hashable {
+    public var message: String?
+    public var title: String??
+    public var icon: String??
+    public var role: ToastRole?
+    /// `.some(nil)` goes back to the default duration.
+    public var duration: ToastDuration??
+    public var progress: ToastProgress?
+    public var dismissible: Bool?
+    public var closeButton: Bool?
+    public var actions: [ToastAction]?
+
+    public init(
+        message: String? = nil,
+        title: String?? = nil,
+        icon: String?? = nil,
+        role: ToastRole? = nil,
+        duration: ToastDuration?? = nil,
+        progress: ToastProgress? = nil,
+        dismissible: Bool? = nil,
+        closeButton: Bool? = nil,
+        actions: [ToastAction]? = nil
+    ) {
+        self.message = message
+        self.title = title
+        self.icon = icon
+        self.role = role
+        self.duration = duration
+        self.progress = progress
+        self.dismissible = dismissible
+        self.closeButton = closeButton
+        self.actions = actions
+    }
+
+    public var isEmpty: Bool { self == ToastPatch() }
+
+    func applied(to toast: Toast) -> Toast {
+        var toast = toast
+        if let message { toast.message = message }
+        if let title { toast.title = title }
+        if let icon { toast.icon = icon }
+        if let role { toast.role = role }
+        if let duration { toast.duration = duration }
+        if let progress { toast.progress = progress }
+        if let dismissible { toast.dismissible = dismissible }
+        if let closeButton { toast.closeButton = closeButton }
+        if let actions { toast.actions = actions }
+        return toast
+    }
+}
+
+/// Which toasts `clear` ends: a scene, one alignment, both, or everything.
+public struct ClearScope: Sendable, Hashable {
+    public var scene: String?
+    public var alignment: ToastAlignment?
+    /// Also end toasts that are not dismissible (a running task's HUD).
+    public var force: Bool
+
+    public init(scene: String? = nil, alignment: ToastAlignment? = nil, force: Bool = false) {
+        self.scene = scene
+        self.alignment = alignment
+        self.force = force
+    }
+
+    func contains(_ key: StackKey) -> Bool {
+        (scene == nil || scene == key.scene) && (alignment == nil || alignment == key.alignment)
+    }
+}
+
+/// The scheduler's answer to a command that succeeded.
+public enum SchedulerReply: Sendable, Hashable {
+    /// `add`: the toast, and whether it was the same toast added again.
+    case added(ToastRecord, deduped: Bool, replaced: ToastID?)
+    case updated(ToastRecord)
+    /// `remove`, `dismiss`, `invoke`: the toast as it was when it ended.
+    case ended(ToastRecord)
+    case cleared(count: Int, kept: Int)
+    case paused(Bool)
+    case sourceEnded(cancelled: Int, dismissed: Int)
+    case ticked(expired: Int)
+}
+
+/// What the I/O layer must carry out after a command.
+public enum SchedulerEffect: Sendable, Hashable {
+    /// Send this event to every subscriber that wants it.
+    case publish(ToastEvent)
+    /// Call `tick` at this instant (replacing any timer armed before).
+    case armTimer(at: ToastInstant)
+    /// No toast is due to expire: disarm the timer.
+    case disarmTimer
+}
+
+/// The result of one step: `(state, command, now) -> (state, reply, [effect])`.
+public struct SchedulerTransition: Sendable, Hashable {
+    public var reply: Result<SchedulerReply, ToastError>
+    public var effects: [SchedulerEffect]
+
+    public var events: [ToastEvent] {
+        effects.compactMap { effect in
+            if case .publish(let event) = effect { return event }
+            return nil
+        }
+    }
+}

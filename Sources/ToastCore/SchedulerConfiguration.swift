@@ -1,0 +1,48 @@
+/// The scheduler's tunables. Every default is documented in
+/// protocol/PROTOCOL.md ("Scheduling") and settable by a toastd flag.
+public struct SchedulerConfiguration: Sendable, Hashable {
+    /// Shown slots of a top stack. Further toasts wait in its FIFO queue.
+    public var maxVisibleTop: Int
+    /// Shown slots of a center stack (HUDs). 1 shows one HUD at a time.
+    public var maxVisibleCenter: Int
+    /// Shown slots of a bottom stack.
+    public var maxVisibleBottom: Int
+    /// Live toasts (shown or waiting) held at most, in all.
+    public var maxToasts: Int
+    /// Live toasts held at most for one source, so one flood cannot starve the others.
+    public var maxToastsPerSource: Int
+
+    public static let maxVisibleLimit = 100
+
+    public init(
+        maxVisibleTop: Int = 3,
+        maxVisibleCenter: Int = 1,
+        maxVisibleBottom: Int = 3,
+        maxToasts: Int = 100_000,
+        maxToastsPerSource: Int = 10_000
+    ) {
+        self.maxVisibleTop = Self.clamp(maxVisibleTop)
+        self.maxVisibleCenter = Self.clamp(maxVisibleCenter)
+        self.maxVisibleBottom = Self.clamp(maxVisibleBottom)
+        self.maxToasts = max(1, maxToasts)
+        self.maxToastsPerSource = max(1, maxToastsPerSource)
+    }
+
+    /// The same number of slots for every alignment (1 reproduces SwiftToasts).
+    public init(maxVisible: Int, maxToasts: Int = 100_000, maxToastsPerSource: Int = 10_000) {
+        self.init(
+            maxVisibleTop: maxVisible, maxVisibleCenter: maxVisible, maxVisibleBottom: maxVisible,
+            maxToasts: maxToasts, maxToastsPerSource: maxToastsPerSource
+        )
+    }
+
+    public func maxVisible(_ alignment: ToastAlignment) -> Int {
+        switch alignment {
+        case .top: maxVisibleTop
+        case .center: maxVisibleCenter
+        case .bottom: maxVisibleBottom
+        }
+    }
+
+    private static func clamp(_ value: Int) -> Int { min(max(1, value), maxVisibleLimit) }
+}

@@ -1,0 +1,40 @@
+/// The whole live state, as a new subscriber or `list` sees it.
+public struct SchedulerSnapshot: Sendable, Hashable {
+    public struct Stack: Sendable, Hashable {
+        public var key: StackKey
+        public var shown: Int
+        public var queued: Int
+        public var maxVisible: Int
+    }
+
+    public var paused: Bool
+    /// The sequence number of the last event folded into this snapshot; live
+    /// events that follow it start at `sequence + 1`.
+    public var sequence: UInt64
+    public var stacks: [Stack]
+    public var toasts: [ToastRecord]
+}
+
+/// Which toasts a subscriber or `list` wants: one scene and/or some roles.
+public struct EventFilter: Sendable, Hashable {
+    public var scene: String?
+    public var roles: Set<ToastRole>?
+
+    public init(scene: String? = nil, roles: Set<ToastRole>? = nil) {
+        self.scene = scene
+        self.roles = roles
+    }
+
+    public var isEmpty: Bool { scene == nil && roles == nil }
+
+    func matches(scene candidate: String) -> Bool { scene == nil || scene == candidate }
+
+    public func matches(_ record: ToastRecord) -> Bool {
+        matches(scene: record.toast.scene) && (roles?.contains(record.toast.role) ?? true)
+    }
+
+    /// Events about no toast (paused, resumed) reach every subscriber.
+    public func matches(_ event: ToastEvent) -> Bool {
+        event.record.map(matches) ?? true
+    }
+}

@@ -1,0 +1,516 @@
+/// The global toast scheduler, as a pure state machine.
+///
+/// `handle(_:now:)` is the only way in: it takes a command and the current
+/// time and returns the reply plus the effects (events to publish, the timer
+/// to arm). It does no I/O and reads no clock, so the same commands at the
+/// same times always produce the same events, ids and sequence numbers.
+///
+/// Every operation by id, identity or source is a hash lookup; waiting
+/// queues remove lazily and deadlines live in a heap, so the cost of an
+/// operation does not grow with the number of toasts held.
+public struct SchedulerStateMachine: Sendable {
+    public let configuration: SchedulerConfiguration
+
+    public private(set) var isPaused = false
+    public private(set) var shownCount = 0
+    public private(set) var queuedCount = 0
+    /// The sequence number of the last event emitted (0 before any).
+    public var lastSequence: UInt64 { nextSequence - 1 }
+    /// The instant the timer is armed for, if any.
+    public private(set) var armedDeadline: ToastInstant?
+
+    private var clock: ToastInstant = .min
+    private var nextID: ToastID = 1
+    private var nextSequence: UInt64 = 1
+    private var records: [ToastID: ToastRecord] = [:]
+    private var stacks: [StackKey: Stack] = [:]
+    private var identities: [Identity: ToastID] = [:]
+    private var sources: [String: SourceEntry] = [:]
+    private var deadlines = DeadlineHeap()
+    private var timedCount = 0
+    /// Effects accumulated by the current step.
+    private var effects: [SchedulerEffect] = []
+
+    public init(configuration: SchedulerConfiguration = SchedulerConfiguration()) {
+        self.configuration = configuration
+    }
+
+    /// The name used for toasts that carry no source.
+    public static let anonymousSource = "anonymous"
+
+    // MARK: - The step function
+
+    public mutating func handle(_ command: SchedulerCommand, now: ToastInstant) -> SchedulerTransition {
+        clock = max(clock, now)
+        effects = []
+        // Whatever is overdue expires before the command sees the state, so a
+        // late timer never lets a command act on a toast that already ended.
+        let expired = expireDue()
+        let reply: Result<SchedulerReply, ToastError>
+        do {
+            reply = .success(try perform(command, expired: expired))
+        } catch {
+            reply = .failure(error)
+        }
+        _ = expireDue()
+        rearmTimer()
+        let transition = SchedulerTransition(reply: reply, effects: effects)
+        effects = []
+        return transition
+    }
+
+    private mutating func perform(_ command: SchedulerCommand, expired: Int) throws(ToastError) -> SchedulerReply {
+        switch command {
+        case .add(let toast):
+            return try add(toast)
+        case .update(let target, let patch):
+            return try update(target, patch)
+        case .remove(let target):
+            let record = try resolve(target)
+            end(record.id, dismissed: .removed, cancelled: .removed)
+            return .ended(record)
+        case .dismiss(let target):
+            let record = try resolve(target)
+            guard record.toast.dismissible else {
+                throw ToastError(
+                    .notDismissible,
+                    "toast \(record.id) is not dismissible; its sender must remove it (or use remove)"
+                )
+            }
+            end(record.id, dismissed: .user, cancelled: .user)
+            return .ended(record)
+        case .invoke(let target, let actionID):
+            let record = try resolve(target)
+            guard record.toast.actions.contains(where: { $0.id == actionID }) else {
+                let known = record.toast.actions.map(\.id)
+                throw ToastError(
+                    .unknownAction,
+                    "toast \(record.id) has no action '\(actionID)'"
+                        + (known.isEmpty ? "; it has no actions" : "; its actions are: \(known.joined(separator: ", "))"),
+                    field: "action"
+                )
+            }
+            emit(.action(record, actionID: actionID))
+            end(record.id, dismissed: .action, cancelled: .action)
+            return .ended(record)
+        case .clear(let scope):
+            return clear(scope)
+        case .pause:
+            if !isPaused {
+                isPaused = true
+                emit(.paused)
+            }
+            return .paused(true)
+        case .resume:
+            if isPaused {
+                isPaused = false
+                emit(.resumed)
+                fillAllStacks()
+            }
+            return .paused(false)
+        case .endSource(let source):
+            return endSource(source)
+        case .tick:
+            return .ticked(expired: expired)
+        }
+    }
+
+    // MARK: - Queries
+
+    public func record(_ id: ToastID) -> ToastRecord? { records[id] }
+
+    public func record(for target: ToastTarget) -> ToastRecord? {
+        switch target {
+        case .id(let id): records[id]
+        case .reuseID(let reuseID, let scene): identities[.reuse(scene: scene, id: reuseID)].flatMap { records[$0] }
+        }
+    }
+
+    public var count: Int { records.count }
+
+    /// Every live toast, stack by stack (ordered by scene, then top, center,
+    /// bottom); within a stack the shown ones oldest first, then the waiting
+    /// ones in the order they will be shown.
+    public func snapshot(filter: EventFilter = EventFilter()) -> SchedulerSnapshot {
+        var toasts: [ToastRecord] = []
+        var summaries: [SchedulerSnapshot.Stack] = []
+        for key in stacks.keys.sorted() where filter.matches(scene: key.scene) {
+            let stack = stacks[key]!
+            let waiting = stack.queue.live(isLive: isQueued)
+            let members = (stack.shown + waiting).compactMap { records[$0] }.filter(filter.matches)
+            toasts.append(contentsOf: members)
+            summaries.append(
+                SchedulerSnapshot.Stack(
+                    key: key,
+                    shown: members.count { $0.state == .shown },
+                    queued: members.count { $0.state == .queued },
+                    maxVisible: configuration.maxVisible(key.alignment)
+                )
+            )
+        }
+        return SchedulerSnapshot(paused: isPaused, sequence: lastSequence, stacks: summaries, toasts: toasts)
+    }
+
+    // MARK: - Add and update
+
+    private mutating func add(_ toast: Toast) throws(ToastError) -> SchedulerReply {
+        try toast.validate()
+        let identity = Identity(toast)
+        let source = toast.source ?? Self.anonymousSource
+
+        if let existingID = identities[identity], let existing = records[existingID] {
+            if existing.toast.alignment == toast.alignment {
+                return .added(dedupe(existing, with: toast), deduped: true, replaced: nil)
+            }
+            // The same toast, moved to another stack: it is replaced.
+            try checkLimits(source: source, freeing: existing)
+            end(existing.id, dismissed: .replaced, cancelled: .replaced)
+            applySourceTriggers(source)
+            return .added(insert(toast), deduped: false, replaced: existing.id)
+        }
+
+        try checkLimits(source: source, freeing: nil)
+        applySourceTriggers(source)
+        return .added(insert(toast), deduped: false, replaced: nil)
+    }
+
+    private mutating func checkLimits(source: String, freeing existing: ToastRecord?) throws(ToastError) {
+        let freed = existing == nil ? 0 : 1
+        if records.count - freed >= configuration.maxToasts {
+            throw ToastError(
+                .queueFull,
+                "toastd already holds its limit of \(configuration.maxToasts) toasts; wait for some to end, or clear them"
+            )
+        }
+        let fromSource = (sources[source]?.all.count ?? 0) - (existing?.sourceKey == source ? 1 : 0)
+        if fromSource >= configuration.maxToastsPerSource {
+            throw ToastError(
+                .sourceQueueFull,
+                "source '\(source)' already holds its limit of \(configuration.maxToastsPerSource) toasts",
+                field: "toast.source"
+            )
+        }
+    }
+
+    /// The same toast again: update it where it is, count the repeat, and if
+    /// it is shown move it to the newest place and restart its timer.
+    private mutating func dedupe(_ existing: ToastRecord, with toast: Toast) -> ToastRecord {
+        var record = existing
+        record.toast = toast
+        record.repeatCount += 1
+        if record.state == .shown {
+            let key = record.stack
+            stacks[key]!.shown.removeAll { $0 == record.id }
+            stacks[key]!.shown.append(record.id)
+            record.expiresAt = toast.effectiveLifetime.map { clock + $0 }
+        }
+        store(record, replacing: existing)
+        emit(.updated(record))
+        return record
+    }
+
+    private mutating func insert(_ toast: Toast) -> ToastRecord {
+        let id = nextID
+        nextID += 1
+        let record = ToastRecord(
+            id: id, toast: toast, state: .queued, repeatCount: 1, createdAt: clock, presentedAt: nil, expiresAt: nil
+        )
+        let key = record.stack
+        if stacks[key] == nil { stacks[key] = Stack() }
+        let canShow =
+            !isPaused && stacks[key]!.queue.isEmpty
+            && stacks[key]!.shown.count < configuration.maxVisible(key.alignment)
+        store(record, replacing: nil)
+        if canShow {
+            present(id)
+        } else {
+            stacks[key]!.queue.append(id)
+            emit(.queued(record))
+        }
+        return records[id]!
+    }
+
+    private mutating func update(_ target: ToastTarget, _ patch: ToastPatch) throws(ToastError) -> SchedulerReply {
+        let existing = try resolve(target)
+        let toast = patch.applied(to: existing.toast)
+        try toast.validate()
+        let identity = Identity(toast)
+        if let other = identities[identity], other != existing.id {
+            throw ToastError(
+                .conflict,
+                "the update would make toast \(existing.id) the same as live toast \(other) (same title and message)"
+            )
+        }
+        var record = existing
+        record.toast = toast
+        let lifetimeChanged = patch.duration != nil || existing.toast.effectiveLifetime != toast.effectiveLifetime
+        if record.state == .shown && lifetimeChanged {
+            record.expiresAt = toast.effectiveLifetime.map { clock + $0 }
+        }
+        store(record, replacing: existing)
+        emit(.updated(record))
+        return .updated(record)
+    }
+
+    private func resolve(_ target: ToastTarget) throws(ToastError) -> ToastRecord {
+        if let record = record(for: target) { return record }
+        switch target {
+        case .id(let id):
+            throw ToastError(.notFound, "no live toast has id \(id); it may have ended already", field: "id")
+        case .reuseID(let reuseID, let scene):
+            throw ToastError(.notFound, "no live toast in scene '\(scene)' has reuse id '\(reuseID)'", field: "reuseId")
+        }
+    }
+
+    // MARK: - Sources
+
+    /// A new toast from `source`: cancel its waiting toasts whose policy is
+    /// `always`, then dismiss its shown toasts that asked for `contextChanged`.
+    private mutating func applySourceTriggers(_ source: String) {
+        guard let entry = sources[source] else { return }
+        for id in entry.cancelOnNext.sorted() {
+            end(id, dismissed: .invalidated, cancelled: .superseded)
+        }
+        for id in (sources[source]?.invalidateOnNext ?? []).sorted() {
+            end(id, dismissed: .invalidated, cancelled: .superseded)
+        }
+    }
+
+    private mutating func endSource(_ source: String) -> SchedulerReply {
+        guard let entry = sources[source] else { return .sourceEnded(cancelled: 0, dismissed: 0) }
+        let members = entry.all.sorted().compactMap { records[$0] }
+        var cancelled = 0
+        var dismissed = 0
+        // Waiting toasts go first, so that a slot freed by a dismissal below
+        // is never handed to a toast that is about to be cancelled.
+        for record in members where record.state == .queued && record.toast.cancellation != .never {
+            end(record.id, dismissed: .invalidated, cancelled: .sourceEnded)
+            cancelled += 1
+        }
+        for record in members
+        where record.state == .shown && record.toast.invalidation.contains(.presentationDismissed) {
+            end(record.id, dismissed: .invalidated, cancelled: .sourceEnded)
+            dismissed += 1
+        }
+        return .sourceEnded(cancelled: cancelled, dismissed: dismissed)
+    }
+
+    // MARK: - Clear
+
+    private mutating func clear(_ scope: ClearScope) -> SchedulerReply {
+        var cleared = 0
+        var kept = 0
+        for key in stacks.keys.sorted() where scope.contains(key) {
+            guard let stack = stacks[key] else { continue }
+            for id in stack.shown + stack.queue.live(isLive: isQueued) {
+                guard let record = records[id] else { continue }
+                if record.toast.dismissible || scope.force {
+                    end(id, dismissed: .cleared, cancelled: .cleared, refill: false)
+                    cleared += 1
+                } else {
+                    kept += 1
+                }
+            }
+            fill(key)
+        }
+        return .cleared(count: cleared, kept: kept)
+    }
+
+    // MARK: - Presentation and expiry
+
+    private mutating func present(_ id: ToastID) {
+        guard let queued = records[id] else { return }
+        var record = queued
+        record.state = .shown
+        record.presentedAt = clock
+        record.expiresAt = record.toast.effectiveLifetime.map { clock + $0 }
+        stacks[record.stack]!.shown.append(id)
+        store(record, replacing: queued)
+        emit(.presented(record))
+    }
+
+    /// Shows waiting toasts of one stack while it has free slots.
+    private mutating func fill(_ key: StackKey) {
+        defer { dropIfEmpty(key) }
+        guard !isPaused else { return }
+        let limit = configuration.maxVisible(key.alignment)
+        while (stacks[key]?.shown.count ?? limit) < limit, let next = popWaiting(key) {
+            present(next)
+        }
+    }
+
+    /// After a resume: fills every stack, presenting in arrival order across stacks.
+    private mutating func fillAllStacks() {
+        var promoted: [ToastID] = []
+        for key in stacks.keys.sorted() {
+            var slots = configuration.maxVisible(key.alignment) - stacks[key]!.shown.count
+            while slots > 0, let next = popWaiting(key) {
+                promoted.append(next)
+                slots -= 1
+            }
+        }
+        for id in promoted.sorted() {
+            present(id)
+        }
+    }
+
+    /// Expires every shown toast whose deadline has passed, earliest first.
+    private mutating func expireDue() -> Int {
+        var expired = 0
+        while let entry = deadlines.peek(isValid: { [records] in records[$0.id]?.expiresAt == $0.deadline }),
+            entry.deadline <= clock
+        {
+            _ = deadlines.popMin()
+            end(entry.id, dismissed: .expired, cancelled: .removed)
+            expired += 1
+        }
+        return expired
+    }
+
+    private mutating func rearmTimer() {
+        let records = self.records
+        if deadlines.count > 2 * timedCount + 64 {
+            deadlines.rebuild { records[$0.id]?.expiresAt == $0.deadline }
+        }
+        let next = deadlines.peek { records[$0.id]?.expiresAt == $0.deadline }?.deadline
+        guard next != armedDeadline else { return }
+        armedDeadline = next
+        effects.append(next.map { .armTimer(at: $0) } ?? .disarmTimer)
+    }
+
+    // MARK: - Bookkeeping
+
+    /// Ends a toast: dismissed if it was shown, cancelled if it waited.
+    private mutating func end(
+        _ id: ToastID, dismissed: DismissReason, cancelled: CancelReason, refill: Bool = true
+    ) {
+        guard let record = records[id] else { return }
+        let key = record.stack
+        store(nil, replacing: record)
+        switch record.state {
+        case .shown:
+            stacks[key]?.shown.removeAll { $0 == id }
+            emit(.dismissed(record, dismissed))
+            if refill { fill(key) }
+        case .queued:
+            if var queue = takeQueue(key) {
+                queue.noteRemoved(isLive: { self.records[$0]?.state == .queued })
+                stacks[key]!.queue = queue
+            }
+            emit(.cancelled(record, cancelled))
+        }
+        dropIfEmpty(key)
+    }
+
+    private mutating func dropIfEmpty(_ key: StackKey) {
+        if let stack = stacks[key], stack.shown.isEmpty, stack.queue.isEmpty {
+            stacks[key] = nil
+        }
+    }
+
+    /// The one place that changes a record: it keeps every index (identity,
+    /// source, counters, deadlines) in step with the record itself.
+    private mutating func store(_ new: ToastRecord?, replacing old: ToastRecord?) {
+        if let old {
+            sources[old.sourceKey]?.remove(old)
+            if sources[old.sourceKey]?.isEmpty == true { sources[old.sourceKey] = nil }
+            let identity = Identity(old.toast)
+            if identities[identity] == old.id { identities[identity] = nil }
+            if old.expiresAt != nil { timedCount -= 1 }
+            if old.state == .shown { shownCount -= 1 } else { queuedCount -= 1 }
+        }
+        guard let new else {
+            if let old { records[old.id] = nil }
+            return
+        }
+        records[new.id] = new
+        sources[new.sourceKey, default: SourceEntry()].insert(new)
+        identities[Identity(new.toast)] = new.id
+        if new.state == .shown { shownCount += 1 } else { queuedCount += 1 }
+        if let deadline = new.expiresAt {
+            timedCount += 1
+            if deadline != old?.expiresAt {
+                deadlines.push(.init(deadline: deadline, id: new.id))
+            }
+        }
+    }
+
+    private func isQueued(_ id: ToastID) -> Bool { records[id]?.state == .queued }
+
+    /// Moves a stack's queue out of `stacks`, so it can be changed while
+    /// `records` is read without copying either (copy-on-write would
+    /// otherwise copy the whole queue or the whole record table).
+    private mutating func takeQueue(_ key: StackKey) -> WaitQueue? {
+        guard stacks[key] != nil else { return nil }
+        defer { stacks[key]!.queue = WaitQueue() }
+        return stacks[key]!.queue
+    }
+
+    /// Takes the oldest waiting toast of a stack.
+    private mutating func popWaiting(_ key: StackKey) -> ToastID? {
+        guard var queue = takeQueue(key) else { return nil }
+        let next = queue.popFirst(isLive: { self.records[$0]?.state == .queued })
+        stacks[key]!.queue = queue
+        return next
+    }
+
+    private mutating func emit(_ kind: ToastEvent.Kind) {
+        effects.append(.publish(ToastEvent(seq: nextSequence, time: clock, kind: kind)))
+        nextSequence += 1
+    }
+}
+
+// MARK: - Internal structures
+
+extension SchedulerStateMachine {
+    struct Stack: Sendable {
+        /// Shown toasts, oldest first; the newest is last.
+        var shown: [ToastID] = []
+        var queue = WaitQueue()
+    }
+
+    /// Two toasts are the same toast when their reuse ids match, or, where
+    /// neither has one, when their titles and messages match (YSnackbar's
+    /// rule). Identity is scoped to a scene.
+    enum Identity: Hashable {
+        case reuse(scene: String, id: String)
+        case content(scene: String, title: String?, message: String)
+
+        init(_ toast: Toast) {
+            if let reuseID = toast.reuseID {
+                self = .reuse(scene: toast.scene, id: reuseID)
+            } else {
+                self = .content(scene: toast.scene, title: toast.title, message: toast.message)
+            }
+        }
+    }
+
+    /// A source's toasts, with the subsets its next toast or its end act on.
+    struct SourceEntry: Sendable {
+        var all: Set<ToastID> = []
+        /// Waiting toasts with cancellation `always`.
+        var cancelOnNext: Set<ToastID> = []
+        /// Shown toasts with the `contextChanged` invalidation option.
+        var invalidateOnNext: Set<ToastID> = []
+
+        var isEmpty: Bool { all.isEmpty }
+
+        mutating func insert(_ record: ToastRecord) {
+            all.insert(record.id)
+            if record.state == .queued && record.toast.cancellation == .always { cancelOnNext.insert(record.id) }
+            if record.state == .shown && record.toast.invalidation.contains(.contextChanged) {
+                invalidateOnNext.insert(record.id)
+            }
+        }
+
+        mutating func remove(_ record: ToastRecord) {
+            all.remove(record.id)
+            cancelOnNext.remove(record.id)
+            invalidateOnNext.remove(record.id)
+        }
+    }
+}
+
+extension ToastRecord {
+    var sourceKey: String { toast.source ?? SchedulerStateMachine.anonymousSource }
+}

@@ -1,0 +1,119 @@
+/// The limits every toast must respect. They are part of the protocol
+/// (protocol/PROTOCOL.md, "Limits") and are reported by `hello`.
+/// Lengths count UTF-8 bytes.
+public enum ToastLimits {
+    public static let messageBytes = 4_096
+    public static let titleBytes = 256
+    public static let iconBytes = 64
+    public static let sceneBytes = 64
+    public static let reuseIDBytes = 256
+    public static let sourceBytes = 128
+    public static let maxActions = 3
+    public static let actionIDBytes = 64
+    public static let actionLabelBytes = 64
+    public static let minSeconds = 0.1
+    public static let maxSeconds = 86_400.0
+
+    public static var asJSON: JSONValue {
+        .object([
+            "messageBytes": .int(Int64(messageBytes)),
+            "titleBytes": .int(Int64(titleBytes)),
+            "iconBytes": .int(Int64(iconBytes)),
+            "sceneBytes": .int(Int64(sceneBytes)),
+            "reuseIdBytes": .int(Int64(reuseIDBytes)),
+            "sourceBytes": .int(Int64(sourceBytes)),
+            "maxActions": .int(Int64(maxActions)),
+            "actionIdBytes": .int(Int64(actionIDBytes)),
+            "actionLabelBytes": .int(Int64(actionLabelBytes)),
+            "minSeconds": .double(minSeconds),
+            "maxSeconds": .double(maxSeconds),
+        ])
+    }
+}
+
+extension Toast {
+    /// Checks every field against the rules of the protocol. The error names
+    /// the field (as a path in the request, e.g. `toast.actions[1].id`) and
+    /// the rule broken.
+    public func validate(fieldPrefix prefix: String = "toast.") throws(ToastError) {
+        try Self.checkText(message, field: prefix + "message", max: ToastLimits.messageBytes)
+        if let title { try Self.checkText(title, field: prefix + "title", max: ToastLimits.titleBytes) }
+        if let icon { try Self.checkText(icon, field: prefix + "icon", max: ToastLimits.iconBytes) }
+        try Self.checkName(scene, field: prefix + "scene", max: ToastLimits.sceneBytes)
+        if let reuseID { try Self.checkText(reuseID, field: prefix + "reuseId", max: ToastLimits.reuseIDBytes) }
+        if let source { try Self.checkText(source, field: prefix + "source", max: ToastLimits.sourceBytes) }
+        if let duration { try duration.validate(field: prefix + "duration") }
+        try progress.validate(field: prefix + "progress")
+        try Self.checkActions(actions, field: prefix + "actions")
+    }
+
+    static func checkText(_ text: String, field: String, max: Int) throws(ToastError) {
+        if text.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) {
+            throw .invalid(field, "must not be empty or only whitespace")
+        }
+        if text.utf8.count > max {
+            throw .invalid(field, "must be at most \(max) bytes of UTF-8 (got \(text.utf8.count))")
+        }
+    }
+
+    /// Scene names and action ids are identifiers: letters, digits, `.`, `_`, `-`.
+    static func checkName(_ name: String, field: String, max: Int) throws(ToastError) {
+        if name.isEmpty {
+            throw .invalid(field, "must not be empty")
+        }
+        if name.utf8.count > max {
+            throw .invalid(field, "must be at most \(max) bytes (got \(name.utf8.count))")
+        }
+        let allowed = name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                true
+            default:
+                false
+            }
+        }
+        if !allowed {
+            throw .invalid(field, "may contain only ASCII letters, digits, '.', '_' and '-'")
+        }
+    }
+
+    static func checkActions(_ actions: [ToastAction], field: String) throws(ToastError) {
+        if actions.count > ToastLimits.maxActions {
+            throw .invalid(field, "at most \(ToastLimits.maxActions) actions are allowed (got \(actions.count))")
+        }
+        var seen = Set<String>()
+        for (index, action) in actions.enumerated() {
+            let path = "\(field)[\(index)]"
+            try checkName(action.id, field: path + ".id", max: ToastLimits.actionIDBytes)
+            try checkText(action.label, field: path + ".label", max: ToastLimits.actionLabelBytes)
+            if !seen.insert(action.id).inserted {
+                throw .invalid(path + ".id", "duplicate action id '\(action.id)'")
+            }
+        }
+    }
+}
+
+extension ToastDuration {
+    func validate(field: String) throws(ToastError) {
+        guard case .seconds(let seconds) = self else { return }
+        if seconds.isNaN {
+            throw .invalid(field, "must be a number of seconds, not NaN")
+        }
+        if seconds < ToastLimits.minSeconds || seconds > ToastLimits.maxSeconds {
+            throw .invalid(
+                field,
+                "must be between \(ToastLimits.minSeconds) and \(Int(ToastLimits.maxSeconds)) seconds (got \(seconds)); use \"indefinite\" for a toast that stays"
+            )
+        }
+    }
+}
+
+extension ToastProgress {
+    func validate(field: String) throws(ToastError) {
+        guard case .fraction(let value) = self else { return }
+        if !(0...1).contains(value) {
+            throw .invalid(field, "a progress fraction must be between 0 and 1 (got \(value))")
+        }
+    }
+}

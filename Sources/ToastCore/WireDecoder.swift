@@ -1,0 +1,306 @@
+/// Turns request lines into typed requests. Everything that can be wrong
+/// with a line comes back as a `ToastError` naming the field and the rule.
+public enum WireDecoder {
+    /// A request line that could not be decoded, with the `ref` to echo when
+    /// the line got far enough to have one.
+    public struct Failure: Error, Sendable, Hashable {
+        public var ref: JSONValue?
+        public var error: ToastError
+    }
+
+    /// Decodes one line (without its newline).
+    public static func decode<Bytes: Collection<UInt8>>(line: Bytes) -> Result<RequestEnvelope, Failure> {
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(line)
+        } catch {
+            switch error {
+            case .invalidUTF8:
+                return .failure(Failure(ref: nil, error: ToastError(.invalidUTF8, "the line is not valid UTF-8")))
+            case .invalidJSON(let detail):
+                return .failure(
+                    Failure(ref: nil, error: ToastError(.invalidJSON, "the line is not valid JSON: \(detail)"))
+                )
+            }
+        }
+        let ref = value["ref"]
+        do {
+            return .success(RequestEnvelope(ref: ref, request: try decode(value)))
+        } catch {
+            return .failure(Failure(ref: ref, error: error))
+        }
+    }
+
+    public static func decode(line: String) -> Result<RequestEnvelope, Failure> {
+        decode(line: Array(line.utf8))
+    }
+
+    static func decode(_ value: JSONValue) throws(ToastError) -> Request {
+        let fields = try FieldReader(value, path: "")
+        guard fields.has("op") else {
+            throw ToastError(.invalidRequest, "every request needs an 'op' field naming the operation", field: "op")
+        }
+        let op = try fields.requiredString("op")
+        func only(_ keys: String...) throws(ToastError) {
+            try fields.rejectUnknown(allowed: Set(keys + ["op", "ref"]))
+        }
+        switch op {
+        case "hello":
+            try only("version", "client", "source", "bindSource")
+            guard let version = try fields.positiveInteger("version") else { throw fields.missing("version") }
+            let source = try fields.string("source")
+            if let source { try Toast.checkText(source, field: "source", max: ToastLimits.sourceBytes) }
+            let bindSource = try fields.bool("bindSource") ?? false
+            if bindSource && source == nil {
+                throw ToastError(.missingField, "bindSource needs a 'source' to bind", field: "source")
+            }
+            return .hello(
+                Request.Hello(
+                    version: Int(clamping: version), client: try fields.string("client"), source: source,
+                    bindSource: bindSource
+                )
+            )
+        case "add":
+            try only("toast")
+            guard let toast = fields.members["toast"] else { throw fields.missing("toast") }
+            return .command(.add(try decodeToast(toast)))
+        case "update":
+            try only("id", "reuseId", "scene", "toast")
+            let target = try decodeTarget(fields)
+            guard let patch = fields.members["toast"] else { throw fields.missing("toast") }
+            return .command(.update(target, try decodePatch(patch)))
+        case "remove":
+            try only("id", "reuseId", "scene")
+            return .command(.remove(try decodeTarget(fields)))
+        case "dismiss":
+            try only("id", "reuseId", "scene")
+            return .command(.dismiss(try decodeTarget(fields)))
+        case "invoke":
+            try only("id", "reuseId", "scene", "action")
+            let target = try decodeTarget(fields)
+            let action = try fields.requiredString("action")
+            try Toast.checkName(action, field: "action", max: ToastLimits.actionIDBytes)
+            return .command(.invoke(target, actionID: action))
+        case "clear":
+            try only("scene", "alignment", "force")
+            let scene = try fields.string("scene")
+            if let scene { try Toast.checkName(scene, field: "scene", max: ToastLimits.sceneBytes) }
+            return .command(
+                .clear(
+                    ClearScope(
+                        scene: scene,
+                        alignment: try fields.enumeration("alignment", ToastAlignment.self),
+                        force: try fields.bool("force") ?? false
+                    )
+                )
+            )
+        case "list":
+            try only("scene", "roles")
+            return .list(try decodeFilter(fields))
+        case "pause":
+            try only()
+            return .command(.pause)
+        case "resume":
+            try only()
+            return .command(.resume)
+        case "endSource":
+            try only("source")
+            let source = try fields.requiredString("source")
+            try Toast.checkText(source, field: "source", max: ToastLimits.sourceBytes)
+            return .command(.endSource(source))
+        case "subscribe":
+            try only("scene", "roles", "snapshot")
+            return .subscribe(try decodeFilter(fields), snapshot: try fields.bool("snapshot") ?? true)
+        case "status":
+            try only()
+            return .status
+        default:
+            throw ToastError(
+                .unknownOp,
+                "unknown op '\(op)'; this server knows: \(Request.operations.joined(separator: ", "))",
+                field: "op"
+            )
+        }
+    }
+
+    // MARK: - Parts
+
+    static func decodeTarget(_ fields: FieldReader) throws(ToastError) -> ToastTarget {
+        let id = try fields.positiveInteger("id")
+        let reuseID = try fields.string("reuseId")
+        let scene = try fields.string("scene")
+        switch (id, reuseID) {
+        case (let id?, nil):
+            if scene != nil {
+                throw ToastError(.invalidRequest, "'scene' goes with 'reuseId', not with 'id'", field: "scene")
+            }
+            return .id(id)
+        case (nil, let reuseID?):
+            try Toast.checkText(reuseID, field: "reuseId", max: ToastLimits.reuseIDBytes)
+            let scene = scene ?? Toast.defaultScene
+            try Toast.checkName(scene, field: "scene", max: ToastLimits.sceneBytes)
+            return .reuseID(reuseID, scene: scene)
+        case (.some, .some):
+            throw ToastError(.invalidRequest, "name the toast by 'id' or by 'reuseId', not both", field: "reuseId")
+        case (nil, nil):
+            throw ToastError(.missingField, "name the toast by 'id' or by 'reuseId'", field: "id")
+        }
+    }
+
+    static func decodeFilter(_ fields: FieldReader) throws(ToastError) -> EventFilter {
+        let scene = try fields.string("scene")
+        if let scene { try Toast.checkName(scene, field: "scene", max: ToastLimits.sceneBytes) }
+        var roles: Set<ToastRole>?
+        if let elements = try fields.array("roles") {
+            var set = Set<ToastRole>()
+            for (index, element) in elements.enumerated() {
+                guard let raw = element.stringValue else {
+                    throw ToastError.invalid("roles[\(index)]", "must be a string, not \(element.typeName)")
+                }
+                set.insert(try FieldReader.enumeration(raw, ToastRole.self, field: "roles[\(index)]"))
+            }
+            roles = set
+        }
+        return EventFilter(scene: scene, roles: roles)
+    }
+
+    static let toastFields: Set<String> = [
+        "message", "title", "icon", "role", "duration", "alignment", "scene", "reuseId", "progress",
+        "dismissible", "closeButton", "actions", "source", "cancellation", "invalidation",
+    ]
+
+    static let patchFields: Set<String> = [
+        "message", "title", "icon", "role", "duration", "progress", "dismissible", "closeButton", "actions",
+    ]
+
+    public static func decodeToast(_ value: JSONValue) throws(ToastError) -> Toast {
+        let fields = try FieldReader(value, path: "toast.")
+        try fields.rejectUnknown(allowed: toastFields)
+        guard let message = try fields.string("message") else { throw fields.missing("message") }
+        var toast = Toast(message: message)
+        toast.title = try fields.string("title")
+        toast.icon = try fields.string("icon")
+        toast.role = try fields.enumeration("role", ToastRole.self) ?? .plain
+        toast.duration = try decodeDuration(fields.members["duration"], field: "toast.duration")
+        toast.alignment = try fields.enumeration("alignment", ToastAlignment.self) ?? .top
+        toast.scene = try fields.string("scene") ?? Toast.defaultScene
+        toast.reuseID = try fields.string("reuseId")
+        toast.progress = try decodeProgress(fields.members["progress"], field: "toast.progress") ?? .none
+        toast.dismissible = try fields.bool("dismissible") ?? true
+        toast.closeButton = try fields.bool("closeButton") ?? false
+        toast.actions = try decodeActions(fields.array("actions"), field: "toast.actions") ?? []
+        toast.source = try fields.string("source")
+        toast.cancellation = try fields.enumeration("cancellation", CancellationPolicy.self) ?? .presentation
+        toast.invalidation = try decodeInvalidation(fields.array("invalidation"), field: "toast.invalidation")
+        try toast.validate()
+        return toast
+    }
+
+    static func decodePatch(_ value: JSONValue) throws(ToastError) -> ToastPatch {
+        let fields = try FieldReader(value, path: "toast.")
+        let notUpdatable = fields.members.keys.filter { toastFields.contains($0) && !patchFields.contains($0) }.sorted()
+        if let first = notUpdatable.first {
+            throw ToastError.invalid(
+                "toast." + first,
+                "cannot be changed by update; add the toast again to move or re-home it"
+            )
+        }
+        try fields.rejectUnknown(allowed: patchFields)
+        var patch = ToastPatch()
+        if fields.has("message") {
+            guard let message = try fields.string("message") else {
+                throw ToastError.invalid("toast.message", "must be a string, not null")
+            }
+            patch.message = message
+        }
+        if fields.has("title") { patch.title = .some(try fields.string("title")) }
+        if fields.has("icon") { patch.icon = .some(try fields.string("icon")) }
+        patch.role = try fields.enumeration("role", ToastRole.self)
+        if fields.has("duration") { patch.duration = .some(try decodeDuration(fields.members["duration"], field: "toast.duration")) }
+        patch.progress = try decodeProgress(fields.members["progress"], field: "toast.progress")
+        patch.dismissible = try fields.bool("dismissible")
+        patch.closeButton = try fields.bool("closeButton")
+        patch.actions = try decodeActions(fields.array("actions"), field: "toast.actions")
+        if patch.isEmpty {
+            throw ToastError(.invalidRequest, "the update changes nothing; give at least one field", field: "toast")
+        }
+        return patch
+    }
+
+    /// `"short"`, `"long"`, `"longer"`, `"indefinite"`, or a number of seconds.
+    static func decodeDuration(_ value: JSONValue?, field: String) throws(ToastError) -> ToastDuration? {
+        switch value {
+        case nil, .null?:
+            return nil
+        case .string(let name)?:
+            switch name {
+            case "short": return .short
+            case "long": return .long
+            case "longer": return .longer
+            case "indefinite": return .indefinite
+            default:
+                throw ToastError.invalid(
+                    field, "unknown duration '\(name)'; expected 'short', 'long', 'longer', 'indefinite' or a number of seconds"
+                )
+            }
+        case let number?:
+            guard let seconds = number.doubleValue else {
+                throw ToastError.invalid(field, "must be a name or a number of seconds, not \(number.typeName)")
+            }
+            let duration = ToastDuration.seconds(seconds)
+            try duration.validate(field: field)
+            return duration
+        }
+    }
+
+    /// `"none"`, `"indeterminate"`, or a fraction from 0 to 1.
+    static func decodeProgress(_ value: JSONValue?, field: String) throws(ToastError) -> ToastProgress? {
+        switch value {
+        case nil, .null?:
+            return nil
+        case .string("none")?:
+            return ToastProgress.none
+        case .string("indeterminate")?:
+            return .indeterminate
+        case .string(let other)?:
+            throw ToastError.invalid(field, "unknown progress '\(other)'; expected 'none', 'indeterminate' or a fraction from 0 to 1")
+        case let number?:
+            guard let fraction = number.doubleValue else {
+                throw ToastError.invalid(field, "must be 'none', 'indeterminate' or a number, not \(number.typeName)")
+            }
+            let progress = ToastProgress.fraction(fraction)
+            try progress.validate(field: field)
+            return progress
+        }
+    }
+
+    static func decodeActions(_ elements: [JSONValue]?, field: String) throws(ToastError) -> [ToastAction]? {
+        guard let elements else { return nil }
+        if elements.count > ToastLimits.maxActions {
+            throw ToastError.invalid(field, "at most \(ToastLimits.maxActions) actions are allowed (got \(elements.count))")
+        }
+        var actions: [ToastAction] = []
+        for (index, element) in elements.enumerated() {
+            let fields = try FieldReader(element, path: "\(field)[\(index)].")
+            try fields.rejectUnknown(allowed: ["id", "label"])
+            actions.append(ToastAction(id: try fields.requiredString("id"), label: try fields.requiredString("label")))
+        }
+        try Toast.checkActions(actions, field: field)
+        return actions
+    }
+
+    static func decodeInvalidation(_ elements: [JSONValue]?, field: String) throws(ToastError) -> InvalidationOptions {
+        var options: InvalidationOptions = []
+        for (index, element) in (elements ?? []).enumerated() {
+            let path = "\(field)[\(index)]"
+            guard let name = element.stringValue else {
+                throw ToastError.invalid(path, "must be a string, not \(element.typeName)")
+            }
+            guard let option = InvalidationOptions.named.first(where: { $0.name == name })?.option else {
+                throw ToastError.invalid(path, "unknown option '\(name)'; expected 'contextChanged' or 'presentationDismissed'")
+            }
+            options.insert(option)
+        }
+        return options
+    }
+}

@@ -1,0 +1,167 @@
+/// Turns replies, events and toasts into their wire form. Output is
+/// canonical (see `JSONValue.serialized`), so equal values give equal bytes.
+public enum WireEncoder {
+    // MARK: - Lines
+
+    /// A serialized line, newline included.
+    public static func line(_ value: JSONValue) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(512)
+        value.write(into: &bytes)
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
+    }
+
+    public static func ok(ref: JSONValue?, result: JSONValue) -> JSONValue {
+        var members: [String: JSONValue] = ["ok": true, "result": result]
+        if let ref { members["ref"] = ref }
+        return .object(members)
+    }
+
+    public static func failure(ref: JSONValue?, error: ToastError) -> JSONValue {
+        var detail: [String: JSONValue] = ["code": .string(error.code.rawValue), "message": .string(error.message)]
+        if let field = error.field { detail["field"] = .string(field) }
+        var members: [String: JSONValue] = ["ok": false, "error": .object(detail)]
+        if let ref { members["ref"] = ref }
+        return .object(members)
+    }
+
+    public static func reply(ref: JSONValue?, _ result: Result<JSONValue, ToastError>) -> JSONValue {
+        switch result {
+        case .success(let value): ok(ref: ref, result: value)
+        case .failure(let error): failure(ref: ref, error: error)
+        }
+    }
+
+    // MARK: - Results
+
+    public static func result(_ reply: SchedulerReply) -> JSONValue {
+        switch reply {
+        case .added(let record, let deduped, let replaced):
+            var members: [String: JSONValue] = [
+                "id": .int(Int64(record.id)), "deduped": .bool(deduped), "toast": toast(record),
+            ]
+            if let replaced { members["replaced"] = .int(Int64(replaced)) }
+            return .object(members)
+        case .updated(let record):
+            return ["id": .int(Int64(record.id)), "toast": toast(record)]
+        case .ended(let record):
+            return ["id": .int(Int64(record.id))]
+        case .cleared(let count, let kept):
+            return ["cleared": .int(Int64(count)), "kept": .int(Int64(kept))]
+        case .paused(let paused):
+            return ["paused": .bool(paused)]
+        case .sourceEnded(let cancelled, let dismissed):
+            return ["cancelled": .int(Int64(cancelled)), "dismissed": .int(Int64(dismissed))]
+        case .ticked(let expired):
+            return ["expired": .int(Int64(expired))]
+        }
+    }
+
+    public static func hello() -> JSONValue {
+        [
+            "protocol": .int(Int64(ProtocolInfo.version)),
+            "server": .string(ProtocolInfo.server),
+            "capabilities": .array(ProtocolInfo.capabilities.map { .string($0) }),
+            "limits": ToastLimits.asJSON,
+        ]
+    }
+
+    public static func snapshot(_ snapshot: SchedulerSnapshot) -> JSONValue {
+        [
+            "paused": .bool(snapshot.paused),
+            "sequence": .int(Int64(snapshot.sequence)),
+            "stacks": .array(
+                snapshot.stacks.map { stack in
+                    [
+                        "scene": .string(stack.key.scene),
+                        "alignment": .string(stack.key.alignment.rawValue),
+                        "shown": .int(Int64(stack.shown)),
+                        "queued": .int(Int64(stack.queued)),
+                        "maxVisible": .int(Int64(stack.maxVisible)),
+                    ]
+                }
+            ),
+            "toasts": .array(snapshot.toasts.map(toast)),
+        ]
+    }
+
+    // MARK: - Events
+
+    public static func event(_ event: ToastEvent) -> JSONValue {
+        var members: [String: JSONValue] = [
+            "event": .string(event.name),
+            "seq": .int(Int64(event.seq)),
+            "time": .int(event.time),
+        ]
+        switch event.kind {
+        case .queued(let record), .presented(let record), .updated(let record):
+            members["toast"] = toast(record)
+        case .dismissed(let record, let reason):
+            members["toast"] = toast(record)
+            members["reason"] = .string(reason.rawValue)
+        case .cancelled(let record, let reason):
+            members["toast"] = toast(record)
+            members["reason"] = .string(reason.rawValue)
+        case .action(let record, let actionID):
+            members["toast"] = toast(record)
+            members["action"] = .string(actionID)
+        case .paused, .resumed:
+            break
+        }
+        return .object(members)
+    }
+
+    /// The `snapshot` event a new subscriber receives first.
+    public static func snapshotEvent(_ snapshot: SchedulerSnapshot, time: ToastInstant) -> JSONValue {
+        guard case .object(var members) = Self.snapshot(snapshot) else { preconditionFailure() }
+        members["event"] = "snapshot"
+        members["seq"] = .int(Int64(snapshot.sequence))
+        members["time"] = .int(time)
+        return .object(members)
+    }
+
+    // MARK: - Toasts
+
+    public static func toast(_ record: ToastRecord) -> JSONValue {
+        let toast = record.toast
+        var members: [String: JSONValue] = [
+            "id": .int(Int64(record.id)),
+            "state": .string(record.state.rawValue),
+            "repeat": .int(Int64(record.repeatCount)),
+            "createdAt": .int(record.createdAt),
+            "message": .string(toast.message),
+            "role": .string(toast.role.rawValue),
+            "alignment": .string(toast.alignment.rawValue),
+            "scene": .string(toast.scene),
+            "dismissible": .bool(toast.dismissible),
+            "closeButton": .bool(toast.closeButton),
+            "actions": .array(toast.actions.map { ["id": .string($0.id), "label": .string($0.label)] }),
+            "cancellation": .string(toast.cancellation.rawValue),
+            "invalidation": .array(toast.invalidation.names.map { .string($0) }),
+        ]
+        if let presentedAt = record.presentedAt { members["presentedAt"] = .int(presentedAt) }
+        if let expiresAt = record.expiresAt { members["expiresAt"] = .int(expiresAt) }
+        if let title = toast.title { members["title"] = .string(title) }
+        if let icon = toast.icon { members["icon"] = .string(icon) }
+        if let reuseID = toast.reuseID { members["reuseId"] = .string(reuseID) }
+        if let source = toast.source { members["source"] = .string(source) }
+        if let duration = toast.duration { members["duration"] = Self.duration(duration) }
+        switch toast.progress {
+        case .none: break
+        case .indeterminate: members["progress"] = "indeterminate"
+        case .fraction(let value): members["progress"] = .double(value)
+        }
+        return .object(members)
+    }
+
+    static func duration(_ duration: ToastDuration) -> JSONValue {
+        switch duration {
+        case .short: "short"
+        case .long: "long"
+        case .longer: "longer"
+        case .indefinite: "indefinite"
+        case .seconds(let seconds): .double(seconds)
+        }
+    }
+}

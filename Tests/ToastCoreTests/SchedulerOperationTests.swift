@@ -1,0 +1,227 @@
+import Testing
+
+@testable import ToastCore
+
+@Suite("Scheduler: dedupe, update, dismiss, actions, clear, pause")
+struct SchedulerOperationTests {
+    // MARK: Dedupe
+
+    @Test func reAddingAShownToastUpdatesItInPlaceAndRestartsItsTimer() {
+        var h = SchedulerHarness()
+        let first = h.add(toast("a", duration: .short, reuseID: "build"))
+        h.add(toast("b"))
+        h.advance(by: 1_500)
+        let transition = h.send(.add(toast("a, again", role: .success, duration: .short, reuseID: "build")))
+        guard case .success(.added(let record, deduped: true, replaced: nil)) = transition.reply else {
+            Issue.record("expected a dedupe, got \(transition.reply)")
+            return
+        }
+        #expect(record.id == first)
+        #expect(record.repeatCount == 2)
+        #expect(record.toast.message == "a, again")
+        #expect(record.toast.role == .success)
+        #expect(record.expiresAt == 3_500)
+        #expect(h.takeEvents() == ["presented 1", "presented 2", "updated 1"])
+        // Moved to the newest position of its stack.
+        #expect(h.machine.snapshot().toasts.map(\.id) == [2, 1])
+        #expect(h.machine.count == 2)
+    }
+
+    @Test func reAddingAQueuedToastUpdatesItWhereItWaits() {
+        var h = SchedulerHarness(SchedulerConfiguration(maxVisible: 1))
+        h.add(toast("shown", duration: .short))
+        let waiting = h.add(toast("wait", reuseID: "w"))
+        h.add(toast("later"))
+        h.send(.add(toast("wait (2)", reuseID: "w")))
+        #expect(h.queued == [waiting, 3])
+        #expect(h.machine.record(waiting)?.repeatCount == 2)
+        #expect(h.machine.record(waiting)?.toast.message == "wait (2)")
+        h.advance(by: 2_000)
+        #expect(h.shown == [waiting])
+    }
+
+    @Test func withoutReuseIDsTitleAndMessageMakeTheIdentity() {
+        var h = SchedulerHarness()
+        var a = toast("Disk full")
+        a.title = "Backup"
+        h.add(a)
+        h.add(a)
+        var other = a
+        other.title = "Sync"
+        h.add(other)
+        h.add(toast("Disk full", reuseID: "disk"))
+        #expect(h.takeEvents() == ["presented 1", "updated 1", "presented 2", "presented 3"])
+    }
+
+    @Test func identityIsScopedToAScene() {
+        var h = SchedulerHarness()
+        h.add(toast("x", reuseID: "r"))
+        h.add(toast("x", scene: "sheet", reuseID: "r"))
+        #expect(h.takeEvents() == ["presented 1", "presented 2"])
+    }
+
+    @Test func reAddingInAnotherAlignmentReplacesTheToast() {
+        var h = SchedulerHarness()
+        h.add(toast("progress", alignment: .center, reuseID: "job", progress: .indeterminate))
+        let transition = h.send(.add(toast("done", role: .success, alignment: .bottom, reuseID: "job")))
+        guard case .success(.added(let record, deduped: false, replaced: 1?)) = transition.reply else {
+            Issue.record("expected a replacement, got \(transition.reply)")
+            return
+        }
+        #expect(record.id == 2)
+        #expect(h.takeEvents() == ["presented 1", "dismissed 1 replaced", "presented 2"])
+    }
+
+    // MARK: Update
+
+    @Test func updateByIDOrReuseIDChangesFieldsAndEmitsUpdated() {
+        var h = SchedulerHarness()
+        let id = h.add(toast("copying", reuseID: "copy", progress: .fraction(0.1)))
+        h.send(.update(.id(id), ToastPatch(progress: .fraction(0.5))))
+        h.send(.update(.reuseID("copy", scene: "default"), ToastPatch(title: .some("Files"), progress: .fraction(0.9))))
+        let record = h.machine.record(id)!
+        #expect(record.toast.progress == .fraction(0.9))
+        #expect(record.toast.title == "Files")
+        #expect(record.repeatCount == 1)
+        #expect(h.takeEvents() == ["presented 1", "updated 1", "updated 1"])
+    }
+
+    @Test func anUpdateThatSetsADurationRestartsTheTimerAndOneThatDoesNotKeepsIt() {
+        var h = SchedulerHarness()
+        let id = h.add(toast("x", duration: .short))
+        h.advance(by: 1_000)
+        h.send(.update(.id(id), ToastPatch(message: "y")))
+        #expect(h.machine.record(id)?.expiresAt == 2_000)
+        h.send(.update(.id(id), ToastPatch(duration: .some(.longer))))
+        #expect(h.machine.record(id)?.expiresAt == 6_000)
+        h.send(.update(.id(id), ToastPatch(duration: .some(.indefinite))))
+        #expect(h.machine.record(id)?.expiresAt == nil)
+        #expect(h.machine.armedDeadline == nil)
+    }
+
+    @Test func updateErrors() {
+        var h = SchedulerHarness()
+        h.add(toast("a"))
+        let b = h.add(toast("b"))
+        #expect(h.send(.update(.id(99), ToastPatch(message: "z"))).reply.error?.code == .notFound)
+        #expect(
+            h.send(.update(.reuseID("none", scene: "default"), ToastPatch(message: "z"))).reply.error?.code == .notFound
+        )
+        // Renaming b to a would make two live toasts the same toast.
+        #expect(h.send(.update(.id(b), ToastPatch(message: "a"))).reply.error?.code == .conflict)
+        #expect(h.send(.update(.id(b), ToastPatch(progress: .fraction(2)))).reply.error?.code == .invalidField)
+        #expect(h.machine.record(b)?.toast.message == "b")
+    }
+
+    // MARK: Remove, dismiss, invoke
+
+    @Test func removingAWaitingToastCancelsItAndRemovingAShownOneDismissesIt() {
+        var h = SchedulerHarness(SchedulerConfiguration(maxVisible: 1))
+        let shown = h.add(toast("a"))
+        let waiting = h.add(toast("b"))
+        let next = h.add(toast("c"))
+        h.send(.remove(.id(waiting)))
+        h.send(.remove(.id(shown)))
+        #expect(h.takeEvents() == ["presented 1", "queued 2", "queued 3", "cancelled 2 removed", "dismissed 1 removed", "presented 3"])
+        #expect(h.shown == [next])
+        #expect(h.send(.remove(.id(shown))).reply.error?.code == .notFound)
+    }
+
+    @Test func dismissIsRefusedForANonDismissibleToast() {
+        var h = SchedulerHarness()
+        let hud = h.add(toast("working", alignment: .center, progress: .indeterminate, dismissible: false))
+        let error = h.send(.dismiss(.id(hud))).reply.error
+        #expect(error?.code == .notDismissible)
+        #expect(h.machine.record(hud) != nil)
+        // The sender can still remove it.
+        h.send(.remove(.id(hud)))
+        #expect(h.machine.record(hud) == nil)
+    }
+
+    @Test func dismissEndsAToastWithTheUserReason() {
+        var h = SchedulerHarness(SchedulerConfiguration(maxVisible: 1))
+        h.add(toast("a"))
+        h.add(toast("b"))
+        h.send(.dismiss(.id(2)))
+        h.send(.dismiss(.reuseID("x", scene: "default")))
+        h.send(.dismiss(.id(1)))
+        #expect(h.takeEvents() == ["presented 1", "queued 2", "cancelled 2 user", "dismissed 1 user"])
+    }
+
+    @Test func invokeEmitsTheActionThenDismisses() {
+        var h = SchedulerHarness()
+        let id = h.add(toast("Deleted 3 files", actions: [ToastAction(id: "undo", label: "Undo")]))
+        let missing = h.send(.invoke(.id(id), actionID: "redo")).reply.error
+        #expect(missing?.code == .unknownAction)
+        #expect(missing?.message.contains("undo") == true)
+        h.send(.invoke(.id(id), actionID: "undo"))
+        #expect(h.takeEvents() == ["presented 1", "action 1 undo", "dismissed 1 action"])
+    }
+
+    // MARK: Clear
+
+    @Test func clearEndsAScopeAndKeepsNonDismissibleToastsUnlessForced() {
+        var h = SchedulerHarness(SchedulerConfiguration(maxVisible: 1))
+        h.add(toast("top"))
+        h.add(toast("top 2"))
+        h.add(toast("hud", alignment: .center, progress: .indeterminate, dismissible: false))
+        h.add(toast("other scene", scene: "sheet"))
+        _ = h.takeEvents()
+
+        let scoped = h.send(.clear(ClearScope(scene: "default", alignment: .top)))
+        #expect(scoped.reply == .success(.cleared(count: 2, kept: 0)))
+        #expect(h.takeEvents() == ["dismissed 1 cleared", "cancelled 2 cleared"])
+
+        let scene = h.send(.clear(ClearScope(scene: "default")))
+        #expect(scene.reply == .success(.cleared(count: 0, kept: 1)))
+
+        let everything = h.send(.clear(ClearScope(force: true)))
+        #expect(everything.reply == .success(.cleared(count: 2, kept: 0)))
+        #expect(h.machine.count == 0)
+    }
+
+    // MARK: Pause
+
+    @Test func pauseHoldsNewToastsBackAndResumeShowsThemInOrder() {
+        var h = SchedulerHarness(SchedulerConfiguration(maxVisible: 1))
+        h.add(toast("before", duration: .short))
+        h.send(.pause)
+        h.send(.pause)
+        h.add(toast("bottom", alignment: .bottom))
+        h.add(toast("top"))
+        h.add(toast("hud", alignment: .center))
+        h.advance(by: 2_000)
+        #expect(h.shown.isEmpty)
+        h.send(.resume)
+        #expect(
+            h.takeEvents() == [
+                "presented 1", "paused", "queued 2", "queued 3", "queued 4", "dismissed 1 expired", "resumed",
+                "presented 2", "presented 3", "presented 4",
+            ]
+        )
+        #expect(h.machine.isPaused == false)
+    }
+
+    // MARK: Limits
+
+    @Test func limitsAreEnforcedInTotalAndPerSource() {
+        var h = SchedulerHarness(SchedulerConfiguration(maxVisible: 1, maxToasts: 4, maxToastsPerSource: 2))
+        h.add(toast("1", source: "flood"))
+        h.add(toast("2", source: "flood"))
+        #expect(h.send(.add(toast("3", source: "flood"))).reply.error?.code == .sourceQueueFull)
+        h.add(toast("4", source: "calm"))
+        h.add(toast("5", source: "other"))
+        #expect(h.send(.add(toast("6", source: "last"))).reply.error?.code == .queueFull)
+        // A dedupe adds nothing, so it is still accepted at the limit.
+        #expect(h.send(.add(toast("1", source: "flood"))).reply.isSuccess)
+    }
+}
+
+extension Result where Failure == ToastError {
+    var error: ToastError? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+
+    var isSuccess: Bool { error == nil }
+}
