@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+import ToastCore
+
+/// Validates the transcripts, and a large sample of the encoder's output,
+/// against the JSON Schemas in protocol/schema, with protocol/validate.py
+/// (Python's jsonschema, installed by .ci/run).
+@Suite("Protocol schemas")
+struct SchemaTests {
+    static let protocolDirectory = TranscriptTests.examples.deletingLastPathComponent()
+
+    @Test func transcriptsAndEncoderOutputMatchTheSchemas() throws {
+        var lines: [String] = []
+        func add(_ kind: String, _ value: JSONValue) { lines.append(kind + "\t" + value.serialized) }
+
+        // Every kind of event and reply the core produces, from a random run.
+        var service = ToastService()
+        let steps = (0..<3_000).map { ($0 &* 7_919) % 99_991 }
+        var now: ToastInstant = 0
+        for step in steps {
+            if let advance = SchedulerPropertyTests.advance(step) {
+                now += advance
+                for case .publish(let event) in service.advance(to: now) { add("event", WireEncoder.event(event)) }
+                continue
+            }
+            let request = RequestEnvelope(ref: .int(Int64(step)), request: .command(SchedulerPropertyTests.command(step)))
+            let response = service.respond(to: request, defaultSource: "tester[1]", now: now)
+            if let reply = response.reply { add("reply", reply) }
+            for event in response.events { add("event", WireEncoder.event(event)) }
+            if step % 50 == 0 {
+                add("event", WireEncoder.snapshotEvent(service.scheduler.snapshot(), time: now))
+            }
+        }
+        #expect(lines.count > 3_000)
+
+        let file = FileManager.default.temporaryDirectory.appending(path: "toastd-schema-\(getpid()).lines")
+        try lines.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+
+        let process = Process()
+        process.executableURL = URL(filePath: "/usr/bin/env")
+        process.arguments = ["python3", Self.protocolDirectory.appending(path: "validate.py").path, file.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.contains(" 0 failed"), "\(text)")
+    }
+}

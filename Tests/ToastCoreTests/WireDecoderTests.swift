@@ -1,0 +1,159 @@
+import Testing
+
+@testable import ToastCore
+
+@Suite("Wire decoder: requests and precise errors")
+struct WireDecoderTests {
+    func error(_ line: String) -> ToastError? {
+        if case .failure(let failure) = WireDecoder.decode(line: line) { return failure.error }
+        return nil
+    }
+
+    func decoded(_ line: String) -> Request? {
+        if case .success(let envelope) = WireDecoder.decode(line: line) { return envelope.request }
+        return nil
+    }
+
+    @Test func aFullAddDecodesEveryField() throws {
+        let line = """
+            {"op":"add","ref":7,"toast":{"message":"Build finished","title":"CI","icon":"🔨","role":"success",\
+            "duration":"long","alignment":"bottom","scene":"sheet-1","reuseId":"build","progress":0.5,\
+            "dismissible":false,"closeButton":true,"actions":[{"id":"undo","label":"Undo"}],"source":"ci",\
+            "cancellation":"always","invalidation":["contextChanged","presentationDismissed"]}}
+            """
+        let envelope = try WireDecoder.decode(line: line).get()
+        #expect(envelope.ref == .int(7))
+        let expected = Toast(
+            message: "Build finished", title: "CI", icon: "🔨", role: .success, duration: .long, alignment: .bottom,
+            scene: "sheet-1", reuseID: "build", progress: .fraction(0.5), dismissible: false, closeButton: true,
+            actions: [ToastAction(id: "undo", label: "Undo")], source: "ci", cancellation: .always,
+            invalidation: [.contextChanged, .presentationDismissed]
+        )
+        #expect(envelope.request == .command(.add(expected)))
+    }
+
+    @Test func defaultsApplyToAMinimalAdd() {
+        #expect(decoded(#"{"op":"add","toast":{"message":"hi"}}"#) == .command(.add(Toast(message: "hi"))))
+    }
+
+    @Test(arguments: [
+        (#"{"op":"add","toast":{"message":""}}"#, ToastError.Code.invalidField, "toast.message"),
+        (#"{"op":"add","toast":{"message":"   "}}"#, .invalidField, "toast.message"),
+        (#"{"op":"add","toast":{}}"#, .missingField, "toast.message"),
+        (#"{"op":"add","toast":{"message":5}}"#, .invalidField, "toast.message"),
+        (#"{"op":"add","toast":{"message":"x","role":"urgent"}}"#, .invalidField, "toast.role"),
+        (#"{"op":"add","toast":{"message":"x","alignment":"left"}}"#, .invalidField, "toast.alignment"),
+        (#"{"op":"add","toast":{"message":"x","duration":"forever"}}"#, .invalidField, "toast.duration"),
+        (#"{"op":"add","toast":{"message":"x","duration":-1}}"#, .invalidField, "toast.duration"),
+        (#"{"op":"add","toast":{"message":"x","duration":0}}"#, .invalidField, "toast.duration"),
+        (#"{"op":"add","toast":{"message":"x","duration":0.05}}"#, .invalidField, "toast.duration"),
+        (#"{"op":"add","toast":{"message":"x","duration":1e9}}"#, .invalidField, "toast.duration"),
+        (#"{"op":"add","toast":{"message":"x","duration":true}}"#, .invalidField, "toast.duration"),
+        (#"{"op":"add","toast":{"message":"x","progress":1.5}}"#, .invalidField, "toast.progress"),
+        (#"{"op":"add","toast":{"message":"x","progress":-0.1}}"#, .invalidField, "toast.progress"),
+        (#"{"op":"add","toast":{"message":"x","progress":"spin"}}"#, .invalidField, "toast.progress"),
+        (#"{"op":"add","toast":{"message":"x","scene":"a b"}}"#, .invalidField, "toast.scene"),
+        (#"{"op":"add","toast":{"message":"x","scene":""}}"#, .invalidField, "toast.scene"),
+        (#"{"op":"add","toast":{"message":"x","dismissible":"yes"}}"#, .invalidField, "toast.dismissible"),
+        (#"{"op":"add","toast":{"message":"x","cancellation":"sometimes"}}"#, .invalidField, "toast.cancellation"),
+        (#"{"op":"add","toast":{"message":"x","invalidation":["never"]}}"#, .invalidField, "toast.invalidation[0]"),
+        (#"{"op":"add","toast":{"message":"x","invalidation":"contextChanged"}}"#, .invalidField, "toast.invalidation"),
+        (#"{"op":"add","toast":{"message":"x","colour":"red"}}"#, .unknownField, "toast.colour"),
+        (#"{"op":"add","toast":{"message":"x","actions":[{"id":"a","label":"A"},{"id":"b","label":"B"},{"id":"c","label":"C"},{"id":"d","label":"D"}]}}"#, .invalidField, "toast.actions"),
+        (#"{"op":"add","toast":{"message":"x","actions":[{"id":"a","label":"A"},{"id":"a","label":"B"}]}}"#, .invalidField, "toast.actions[1].id"),
+        (#"{"op":"add","toast":{"message":"x","actions":[{"id":"has space","label":"A"}]}}"#, .invalidField, "toast.actions[0].id"),
+        (#"{"op":"add","toast":{"message":"x","actions":[{"id":"a"}]}}"#, .missingField, "toast.actions[0].label"),
+        (#"{"op":"add","toast":{"message":"x","actions":[{"id":"a","label":"A","key":1}]}}"#, .unknownField, "toast.actions[0].key"),
+        (#"{"op":"add","toast":{"message":"x","actions":["undo"]}}"#, .invalidRequest, "toast.actions[0]"),
+        (#"{"op":"add"}"#, .missingField, "toast"),
+        (#"{"op":"add","toast":"hi"}"#, .invalidRequest, "toast"),
+        (#"{"op":"add","toast":{"message":"x"},"wait":true}"#, .unknownField, "wait"),
+        (#"{"op":"update","toast":{"message":"x"}}"#, .missingField, "id"),
+        (#"{"op":"update","id":0,"toast":{"message":"x"}}"#, .invalidField, "id"),
+        (#"{"op":"update","id":1.5,"toast":{"message":"x"}}"#, .invalidField, "id"),
+        (#"{"op":"update","id":1,"reuseId":"r","toast":{"message":"x"}}"#, .invalidRequest, "reuseId"),
+        (#"{"op":"update","id":1,"scene":"s","toast":{"message":"x"}}"#, .invalidRequest, "scene"),
+        (#"{"op":"update","id":1,"toast":{}}"#, .invalidRequest, "toast"),
+        (#"{"op":"update","id":1,"toast":{"alignment":"top"}}"#, .invalidField, "toast.alignment"),
+        (#"{"op":"update","id":1,"toast":{"message":null}}"#, .invalidField, "toast.message"),
+        (#"{"op":"invoke","id":1}"#, .missingField, "action"),
+        (#"{"op":"clear","alignment":"middle"}"#, .invalidField, "alignment"),
+        (#"{"op":"list","roles":["info","loud"]}"#, .invalidField, "roles[1]"),
+        (#"{"op":"endSource"}"#, .missingField, "source"),
+        (#"{"op":"hello"}"#, .missingField, "version"),
+        (#"{"op":"hello","version":1,"bindSource":true}"#, .missingField, "source"),
+        (#"{"op":"launch"}"#, .unknownOp, "op"),
+        (#"{"op":7}"#, .invalidField, "op"),
+        (#"{"toast":{}}"#, .invalidRequest, "op"),
+        (#"{"op":"pause","extra":1}"#, .unknownField, "extra"),
+    ])
+    func everyRuleBrokenNamesItsField(line: String, code: ToastError.Code, field: String) {
+        let error = error(line)
+        #expect(error?.code == code, "\(line)")
+        #expect(error?.field == field, "\(line)")
+        #expect(error?.message.isEmpty == false)
+    }
+
+    @Test func lengthLimitsAreEnforced() {
+        let long = String(repeating: "é", count: ToastLimits.messageBytes / 2 + 1)
+        let error = error(#"{"op":"add","toast":{"message":"\#(long)"}}"#)
+        #expect(error?.code == .invalidField)
+        #expect(error?.message.contains("\(ToastLimits.messageBytes) bytes") == true)
+        let atLimit = String(repeating: "a", count: ToastLimits.messageBytes)
+        #expect(decoded(#"{"op":"add","toast":{"message":"\#(atLimit)"}}"#) != nil)
+    }
+
+    @Test func malformedLinesGetTypedErrors() {
+        #expect(error("{\"op\":")?.code == .invalidJSON)
+        #expect(error("[1,2]")?.code == .invalidRequest)
+        #expect(error("")?.code == .invalidJSON)
+        #expect(error("\"add\"")?.code == .invalidRequest)
+        let invalidUTF8: [UInt8] = Array(#"{"op":"add","toast":{"message":""#.utf8) + [0xC3, 0x28] + Array(#""}}"#.utf8)
+        if case .failure(let failure) = WireDecoder.decode(line: invalidUTF8) {
+            #expect(failure.error.code == .invalidUTF8)
+        } else {
+            Issue.record("invalid UTF-8 was accepted")
+        }
+    }
+
+    @Test func theRefIsEchoedEvenWhenTheRequestIsInvalid() {
+        guard case .failure(let failure) = WireDecoder.decode(line: #"{"op":"nope","ref":{"n":1}}"#) else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(failure.ref == ["n": 1])
+        let reply = WireEncoder.failure(ref: failure.ref, error: failure.error).serialized
+        #expect(reply.hasPrefix(#"{"error":{"code":"unknown_op","field":"op","message":"#))
+        #expect(reply.hasSuffix(#""ok":false,"ref":{"n":1}}"#))
+    }
+
+    @Test func targetsDefaultToTheDefaultScene() {
+        #expect(decoded(#"{"op":"dismiss","reuseId":"r"}"#) == .command(.dismiss(.reuseID("r", scene: "default"))))
+        #expect(decoded(#"{"op":"remove","reuseId":"r","scene":"s"}"#) == .command(.remove(.reuseID("r", scene: "s"))))
+    }
+
+    @Test func patchesDistinguishAbsentFromNull() {
+        let request = decoded(#"{"op":"update","id":3,"toast":{"title":null,"duration":null,"progress":"none"}}"#)
+        let patch = ToastPatch(title: .some(nil), duration: .some(nil), progress: ToastProgress.none)
+        #expect(request == .command(.update(.id(3), patch)))
+    }
+}
+
+@Suite("JSON encoding")
+struct JSONEncodingTests {
+    @Test func outputIsCanonical() {
+        let value: JSONValue = ["b": 1, "a": [true, nil, 0.5, 2.0], "é": "x", "Z": "y"]
+        #expect(value.serialized == #"{"Z":"y","a":[true,null,0.5,2],"b":1,"é":"x"}"#)
+    }
+
+    @Test func controlCharactersAreEscaped() {
+        let value = JSONValue.string("a\"b\\c\n\t\u{1B}[31m\u{7F}")
+        #expect(value.serialized == #""a\"b\\c\n\t\u001b[31m\u007f""#)
+        #expect((try? JSONValue.parse(value.serialized)) == value)
+    }
+
+    @Test func parseAndSerializeRoundTrip() throws {
+        let text = #"{"a":[1,-2,3.25,"x",{"y":null}],"b":false}"#
+        #expect(try JSONValue.parse(text).serialized == text)
+    }
+}
