@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "ToastCore", targets: ["ToastCore"]),
+        .executable(name: "toastd", targets: ["toastd"]),
+        .executable(name: "toastctl", targets: ["toastctl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -17,6 +19,38 @@ let package = Package(
         // The pure core: model, validation, scheduler state machine, wire codec.
         // Depends on nothing but the standard library and FoundationEssentials.
         .target(name: "ToastCore"),
+        // The daemon: the socket server on swift-nio around the core.
+        .target(
+            name: "ToastDaemon",
+            dependencies: [
+                "ToastCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The client side: socket path, a blocking connection, toastctl's commands.
+        .target(
+            name: "ToastClient",
+            dependencies: [
+                "ToastCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "toastd",
+            dependencies: [
+                "ToastDaemon",
+                "ToastClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(name: "toastctl", dependencies: ["ToastClient"]),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["ToastCore", "ToastClient"]
+        ),
         .testTarget(
             name: "ToastCoreTests",
             dependencies: [

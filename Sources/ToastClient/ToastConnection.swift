@@ -1,0 +1,142 @@
+import ToastCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A blocking client connection to toastd: plain sockets, no event loop, so
+/// that a one-shot `toastctl add` starts and finishes in a few milliseconds.
+public final class ToastConnection {
+    public enum Failure: Error, CustomStringConvertible {
+        case cannotConnect(path: String, reason: String)
+        case closed
+        case timedOut
+        case io(String)
+        case malformed(String)
+
+        public var description: String {
+            switch self {
+            case .cannotConnect(let path, let reason):
+                "cannot connect to toastd at \(path): \(reason)\nstart it with `toastd &`, or `systemctl --user start toastd.socket`"
+            case .closed: "toastd closed the connection"
+            case .timedOut: "timed out"
+            case .io(let message): message
+            case .malformed(let message): "toastd sent a malformed line: \(message)"
+            }
+        }
+    }
+
+    public let path: String
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    public init(path: String) throws(Failure) {
+        self.path = path
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .cannotConnect(path: path, reason: String(cString: strerror(errno))) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            close(fd)
+            throw .cannotConnect(path: path, reason: "the path is too long for a Unix socket")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let result = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard result == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw .cannotConnect(path: path, reason: reason)
+        }
+        self.fd = fd
+    }
+
+    deinit { close(fd) }
+
+    /// Sends one request line.
+    public func send(_ request: JSONValue) throws(Failure) {
+        try sendLine(WireEncoder.line(request))
+    }
+
+    /// Sends raw bytes; a newline is appended if missing.
+    public func sendLine(_ bytes: [UInt8]) throws(Failure) {
+        var bytes = bytes
+        if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw .io("writing to toastd: \(String(cString: strerror(errno)))")
+            }
+            offset += written
+        }
+    }
+
+    /// Stops sending; toastd answers what it has and, for a non-subscriber, closes.
+    public func finishSending() { shutdown(fd, Int32(SHUT_WR)) }
+
+    /// Reads the next line, raw. `timeout` in milliseconds; nil waits forever.
+    public func readRawLine(timeout: Int? = nil) throws(Failure) -> [UInt8] {
+        let deadline = timeout.map { monotonicMilliseconds() + Int64($0) }
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Array(buffer[..<newline])
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            if let deadline {
+                let left = deadline - monotonicMilliseconds()
+                guard left > 0 else { throw .timedOut }
+                var pollfd = Glibc.pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&pollfd, 1, Int32(clamping: left))
+                if ready == 0 { throw .timedOut }
+                if ready < 0 && errno != EINTR { throw .io("poll: \(String(cString: strerror(errno)))") }
+                if ready <= 0 { continue }
+            }
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .io("reading from toastd: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { throw .closed }
+            buffer.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    /// Reads the next line as JSON.
+    public func readLine(timeout: Int? = nil) throws(Failure) -> JSONValue {
+        let line = try readRawLine(timeout: timeout)
+        do {
+            return try JSONValue.parse(line)
+        } catch {
+            throw .malformed(String(decoding: line, as: UTF8.self))
+        }
+    }
+
+    /// Reads lines until the reply (`"ok"` present); events before it go to `onEvent`.
+    public func readReply(timeout: Int? = nil, onEvent: (JSONValue) -> Void = { _ in }) throws(Failure) -> JSONValue {
+        while true {
+            let value = try readLine(timeout: timeout)
+            if value["ok"] != nil { return value }
+            onEvent(value)
+        }
+    }
+
+    /// One request, its reply.
+    public func request(_ request: JSONValue, timeout: Int? = nil) throws(Failure) -> JSONValue {
+        try send(request)
+        return try readReply(timeout: timeout)
+    }
+}
+
+func monotonicMilliseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+}

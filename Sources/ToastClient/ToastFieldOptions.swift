@@ -1,0 +1,81 @@
+import ArgumentParser
+import ToastCore
+
+/// The toast fields, as command-line options shared by `add` and `run`.
+public struct ToastFieldOptions: ParsableArguments {
+    public init() {}
+
+    @Option(help: "A bold title above the message.") var title: String?
+    @Option(help: "An emoji or a short icon name.") var icon: String?
+    @Option(help: "plain, info, success, warning or failure.") var role: String?
+    @Option(help: "short (2 s), long (3.5 s), longer (5 s), indefinite, or seconds (0.1 to 86400).") var duration: String?
+    @Option(help: "top, center (a HUD) or bottom.") var alignment: String?
+    @Option(help: "The scene (presentation context).") var scene: String?
+    @Option(name: .customLong("reuse-id"), help: "Adding a toast with the same reuse id updates it in place.") var reuseID: String?
+    @Option(help: "none, indeterminate (a spinner), or a fraction from 0 to 1 (a bar).") var progress: String?
+    @Flag(name: .customLong("not-dismissible"), help: "A person may not dismiss it.") var notDismissible = false
+    @Flag(name: .customLong("close-button"), help: "Show a close button.") var closeButton = false
+    @Option(name: .customLong("action"), help: "An action as ID:LABEL, e.g. undo:Undo (up to 3).") var actions: [String] = []
+    @Option(help: "Who sends it (default: this process, name[pid]).") var source: String?
+    @Option(help: "never, presentation or always.") var cancellation: String?
+    @Option(help: "contextChanged or presentationDismissed (repeatable).") var invalidation: [String] = []
+
+    /// The `toast` member of an add, checked locally with the protocol's own
+    /// rules, so that a bad option is a usage error (exit 2).
+    func toastJSON(message: String) throws -> JSONValue {
+        var members: [String: JSONValue] = ["message": .string(message)]
+        if let title { members["title"] = .string(title) }
+        if let icon { members["icon"] = .string(icon) }
+        if let role { members["role"] = .string(role) }
+        if let duration { members["duration"] = Self.numberOrName(duration) }
+        if let alignment { members["alignment"] = .string(alignment) }
+        if let scene { members["scene"] = .string(scene) }
+        if let reuseID { members["reuseId"] = .string(reuseID) }
+        if let progress { members["progress"] = Self.numberOrName(progress) }
+        if notDismissible { members["dismissible"] = false }
+        if closeButton { members["closeButton"] = true }
+        if !actions.isEmpty { members["actions"] = .array(try actions.map(Self.action)) }
+        if let source { members["source"] = .string(source) }
+        if let cancellation { members["cancellation"] = .string(cancellation) }
+        if !invalidation.isEmpty { members["invalidation"] = .array(invalidation.map { .string($0) }) }
+        let toast = JSONValue.object(members)
+        do {
+            _ = try WireDecoder.decodeToast(toast)
+        } catch {
+            throw ValidationError(error.fieldDescription)
+        }
+        return toast
+    }
+
+    static func numberOrName(_ text: String) -> JSONValue {
+        if let number = Double(text), number.isFinite { return .double(number) }
+        return .string(text)
+    }
+
+    static func action(_ text: String) throws -> JSONValue {
+        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex, text.index(after: colon) != text.endIndex else {
+            throw ValidationError("--action takes ID:LABEL, e.g. undo:Undo (got '\(text)')")
+        }
+        return ["id": .string(String(text[..<colon])), "label": .string(String(text[text.index(after: colon)...]))]
+    }
+}
+
+extension ToastError {
+    /// "--duration: must be ..." for a field of the toast, else the message.
+    var fieldDescription: String {
+        guard let field else { return message }
+        let option = field.replacingPrefix("toast.", with: "")
+            .replacingOccurrences(of: "reuseId", with: "reuse-id")
+        return "--\(option): \(message)"
+    }
+}
+
+extension String {
+    func replacingPrefix(_ prefix: String, with replacement: String) -> String {
+        hasPrefix(prefix) ? replacement + dropFirst(prefix.count) : self
+    }
+
+    func replacingOccurrences(of target: String, with replacement: String) -> String {
+        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}

@@ -1,0 +1,347 @@
+import ArgumentParser
+import ToastCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `toastctl`: one subcommand per protocol operation.
+///
+/// Exit status: 0 success; 1 toastd replied with an error (code and message
+/// on stderr); 2 usage error; 3 cannot connect to toastd. `add --wait`: 0
+/// when an action was invoked (its id is printed), 4 when the toast ended
+/// otherwise (the reason is printed), 5 on --timeout.
+public struct Toastctl: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "toastctl",
+        abstract: "Show and manage toasts through toastd.",
+        discussion: """
+            Exit status: 0 success, 1 toastd replied with an error, 2 usage error, 3 cannot connect \
+            to toastd. With add --wait: 0 an action was invoked, 4 the toast ended without an action, \
+            5 --timeout passed.
+            """,
+        subcommands: [
+            Add.self, Update.self, Remove.self, Dismiss.self, Invoke.self, Clear.self, List.self, Pause.self,
+            Resume.self, Status.self, Watch.self, Raw.self, Run.self,
+        ]
+    )
+
+    public init() {}
+
+    /// Runs toastctl with usage errors mapped to exit status 2.
+    public static func main(arguments: [String]) -> Never {
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+            Glibc.exit(0)
+        } catch let code as ExitCode {
+            Glibc.exit(code.rawValue)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                print(fullMessage(for: error))
+                Glibc.exit(0)
+            }
+            printError(fullMessage(for: error))
+            Glibc.exit(2)
+        }
+    }
+}
+
+/// Options every subcommand has.
+struct ClientOptions: ParsableArguments {
+    @Option(help: "The toastd socket (default: $TOASTD_SOCKET, else $XDG_RUNTIME_DIR/toastd.sock).")
+    var socket: String?
+
+    @Flag(help: "Print the reply's result as JSON, for scripts and jq.")
+    var json = false
+
+    var socketPath: String {
+        SocketLocation.resolve(explicit: socket, environment: ProcessInfoEnvironment.current, uid: getuid())
+    }
+
+    func connect() throws -> ToastConnection {
+        do {
+            return try ToastConnection(path: socketPath)
+        } catch {
+            printError("toastctl: \(error)")
+            throw ExitCode(3)
+        }
+    }
+
+    /// Sends one request and returns the result of a successful reply; an
+    /// error reply goes to stderr with exit status 1.
+    func perform(_ request: JSONValue, on connection: ToastConnection? = nil) throws -> JSONValue {
+        let connection = try connection ?? connect()
+        let reply: JSONValue
+        do {
+            reply = try connection.request(request)
+        } catch {
+            printError("toastctl: \(error)")
+            throw ExitCode(1)
+        }
+        return try Self.result(of: reply)
+    }
+
+    static func result(of reply: JSONValue) throws -> JSONValue {
+        if reply["ok"] == .bool(true) { return reply["result"] ?? [:] }
+        let code = reply["error"]?["code"]?.stringValue ?? "error"
+        let message = reply["error"]?["message"]?.stringValue ?? "toastd refused the request"
+        let field = reply["error"]?["field"]?.stringValue.map { " (\($0))" } ?? ""
+        printError("toastctl: \(code)\(field): \(message)")
+        throw ExitCode(1)
+    }
+
+    func output(_ result: JSONValue, text: () -> String) {
+        print(json ? result.serialized : text())
+    }
+}
+
+func printError(_ message: String) {
+    let line = Array((message + "\n").utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+}
+
+/// `--id N` or `--reuse-id R [--scene S]`.
+struct TargetOptions: ParsableArguments {
+    @Argument(help: "The toast's id.") var id: UInt64?
+    @Option(name: .customLong("reuse-id"), help: "Name the toast by its reuse id instead.") var reuseID: String?
+    @Option(help: "The scene of --reuse-id.") var scene: String?
+
+    func validate() throws {
+        if (id == nil) == (reuseID == nil) { throw ValidationError("name the toast by its ID or by --reuse-id, not both") }
+        if scene != nil && reuseID == nil { throw ValidationError("--scene goes with --reuse-id") }
+    }
+
+    func members(op: String) -> [String: JSONValue] {
+        var members: [String: JSONValue] = ["op": .string(op)]
+        if let id { members["id"] = .int(Int64(id)) }
+        if let reuseID { members["reuseId"] = .string(reuseID) }
+        if let scene { members["scene"] = .string(scene) }
+        return members
+    }
+}
+
+extension Toastctl {
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show a toast and print its id.",
+            discussion: "With --wait, block until it ends and print the invoked action's id, or the reason it ended."
+        )
+        @OptionGroup var client: ClientOptions
+        @Argument(help: "The message.") var message: String
+        @OptionGroup var fields: ToastFieldOptions
+        @Flag(help: "Wait until the toast ends; print the action id or the end reason.") var wait = false
+        @Option(help: "With --wait: give up after this many seconds (the toast is removed).") var timeout: Double?
+
+        func run() throws {
+            let connection = try client.connect()
+            let result = try client.perform(["op": "add", "toast": try fields.toastJSON(message: message)], on: connection)
+            guard let id = result["id"]?.intValue else { throw ExitCode(1) }
+            guard wait else {
+                client.output(result) { "\(id)" }
+                return
+            }
+            try Self.waitForEnd(of: id, on: connection, timeout: timeout, client: client)
+        }
+
+        static func waitForEnd(of id: Int64, on connection: ToastConnection, timeout: Double?, client: ClientOptions) throws {
+            let deadline = timeout.map { monotonicMilliseconds() + Int64($0 * 1000) }
+            var action: String?
+            while true {
+                let left = deadline.map { Int(max(0, $0 - monotonicMilliseconds())) }
+                let event: JSONValue
+                do {
+                    event = try connection.readLine(timeout: left)
+                } catch ToastConnection.Failure.timedOut {
+                    _ = try? connection.request(["op": "remove", "id": .int(id)], timeout: 1000)
+                    client.output(["id": .int(id), "timedOut": true]) { "timeout" }
+                    throw ExitCode(5)
+                } catch {
+                    printError("toastctl: \(error)")
+                    throw ExitCode(1)
+                }
+                guard event["toast"]?["id"]?.intValue == id else { continue }
+                switch event["event"]?.stringValue {
+                case "action":
+                    action = event["action"]?.stringValue
+                case "dismissed", "cancelled":
+                    let reason = event["reason"]?.stringValue ?? "unknown"
+                    var result: [String: JSONValue] = ["id": .int(id), "event": event["event"] ?? nil, "reason": .string(reason)]
+                    if let action { result["action"] = .string(action) }
+                    client.output(.object(result)) { action ?? reason }
+                    if action == nil { throw ExitCode(4) }
+                    return
+                default:
+                    continue
+                }
+            }
+        }
+    }
+
+    struct Update: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change fields of a live toast (e.g. its progress).")
+        @OptionGroup var client: ClientOptions
+        @OptionGroup var target: TargetOptions
+        @Option(help: "A new message.") var message: String?
+        @Option(help: "A new title.") var title: String?
+        @Option(help: "A new icon.") var icon: String?
+        @Option(help: "A new role.") var role: String?
+        @Option(help: "A new duration (restarts its lifetime).") var duration: String?
+        @Option(help: "New progress: none, indeterminate, or 0 to 1.") var progress: String?
+
+        func run() throws {
+            var patch: [String: JSONValue] = [:]
+            if let message { patch["message"] = .string(message) }
+            if let title { patch["title"] = .string(title) }
+            if let icon { patch["icon"] = .string(icon) }
+            if let role { patch["role"] = .string(role) }
+            if let duration { patch["duration"] = ToastFieldOptions.numberOrName(duration) }
+            if let progress { patch["progress"] = ToastFieldOptions.numberOrName(progress) }
+            guard !patch.isEmpty else { throw ValidationError("give at least one field to change") }
+            var request = target.members(op: "update")
+            request["toast"] = .object(patch)
+            let result = try client.perform(.object(request))
+            client.output(result) { "\(result["id"]?.intValue ?? 0)" }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "End a toast (as its program).")
+        @OptionGroup var client: ClientOptions
+        @OptionGroup var target: TargetOptions
+        func run() throws {
+            let result = try client.perform(.object(target.members(op: "remove")))
+            client.output(result) { "\(result["id"]?.intValue ?? 0)" }
+        }
+    }
+
+    struct Dismiss: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Dismiss a toast (as a person); refused if it is not dismissible.")
+        @OptionGroup var client: ClientOptions
+        @OptionGroup var target: TargetOptions
+        func run() throws {
+            let result = try client.perform(.object(target.members(op: "dismiss")))
+            client.output(result) { "\(result["id"]?.intValue ?? 0)" }
+        }
+    }
+
+    struct Invoke: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Invoke one of a toast's actions.")
+        @OptionGroup var client: ClientOptions
+        @OptionGroup var target: TargetOptions
+        @Option(help: "The action's id.") var action: String
+        func run() throws {
+            var request = target.members(op: "invoke")
+            request["action"] = .string(action)
+            let result = try client.perform(.object(request))
+            client.output(result) { "\(result["id"]?.intValue ?? 0)" }
+        }
+    }
+
+    struct Clear: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "End every dismissible toast of a scene, an alignment, or all.")
+        @OptionGroup var client: ClientOptions
+        @Option(help: "Only this scene.") var scene: String?
+        @Option(help: "Only this alignment.") var alignment: String?
+        @Flag(help: "Also end toasts that are not dismissible.") var force = false
+        func run() throws {
+            var request: [String: JSONValue] = ["op": "clear"]
+            if let scene { request["scene"] = .string(scene) }
+            if let alignment { request["alignment"] = .string(alignment) }
+            if force { request["force"] = true }
+            let result = try client.perform(.object(request))
+            client.output(result) { "cleared \(result["cleared"]?.intValue ?? 0), kept \(result["kept"]?.intValue ?? 0)" }
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List live toasts.")
+        @OptionGroup var client: ClientOptions
+        @Option(help: "Only this scene.") var scene: String?
+        @Option(help: "Only these roles (repeatable).") var role: [String] = []
+        func run() throws {
+            var request: [String: JSONValue] = ["op": "list"]
+            if let scene { request["scene"] = .string(scene) }
+            if !role.isEmpty { request["roles"] = .array(role.map { .string($0) }) }
+            let result = try client.perform(.object(request))
+            client.output(result) {
+                guard case .array(let toasts)? = result["toasts"] else { return "" }
+                return toasts.map { toast in
+                    let fields = ["id", "state", "role", "alignment", "scene"].map { toast[$0]?.serializedScalar ?? "-" }
+                    let repeats = (toast["repeat"]?.intValue ?? 1) > 1 ? " ×\(toast["repeat"]!.intValue!)" : ""
+                    return fields.joined(separator: "\t") + "\t" + Terminal.sanitize(toast["message"]?.stringValue ?? "") + repeats
+                }.joined(separator: "\n") + (result["paused"] == .bool(true) ? "\n(paused)" : "")
+            }
+        }
+    }
+
+    struct Pause: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Do not disturb: show nothing new until resume.")
+        @OptionGroup var client: ClientOptions
+        func run() throws { client.output(try client.perform(["op": "pause"])) { "paused" } }
+    }
+
+    struct Resume: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show what waited, in order.")
+        @OptionGroup var client: ClientOptions
+        func run() throws { client.output(try client.perform(["op": "resume"])) { "resumed" } }
+    }
+
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The daemon's counters.")
+        @OptionGroup var client: ClientOptions
+        func run() throws {
+            let result = try client.perform(["op": "status"])
+            client.output(result) {
+                guard case .object(let members) = result else { return "" }
+                return members.keys.sorted().map { "\($0): \(members[$0]!.serializedScalar)" }.joined(separator: "\n")
+            }
+        }
+    }
+
+    struct Watch: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Subscribe and print events as they happen, one per line.")
+        @OptionGroup var client: ClientOptions
+        @Option(help: "Only this scene.") var scene: String?
+        @Option(help: "Only these roles (repeatable).") var role: [String] = []
+        func run() throws {
+            let connection = try client.connect()
+            var request: [String: JSONValue] = ["op": "subscribe"]
+            if let scene { request["scene"] = .string(scene) }
+            if !role.isEmpty { request["roles"] = .array(role.map { .string($0) }) }
+            _ = try client.perform(.object(request), on: connection)
+            while true {
+                let event: JSONValue
+                do { event = try connection.readLine() } catch { throw ExitCode(0) }
+                print(client.json ? event.serialized : Terminal.describe(event))
+            }
+        }
+    }
+
+    struct Raw: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Send one JSON request line and print the reply line.")
+        @OptionGroup var client: ClientOptions
+        @Argument(help: "The request, e.g. '{\"op\":\"status\"}'.") var line: String
+        func run() throws {
+            let connection = try client.connect()
+            do {
+                try connection.sendLine(Array(line.utf8))
+                let reply = try connection.readReply()
+                print(reply.serialized)
+                if reply["ok"] != .bool(true) { throw ExitCode(1) }
+            } catch let failure as ToastConnection.Failure {
+                printError("toastctl: \(failure)")
+                throw ExitCode(1)
+            }
+        }
+    }
+}
+
+extension JSONValue {
+    /// A scalar as plain text (strings without quotes).
+    var serializedScalar: String {
+        if case .string(let text) = self { return Terminal.sanitize(text) }
+        return serialized
+    }
+}

@@ -1,0 +1,76 @@
+import NIOCore
+import ToastCore
+
+/// One client connection: hands each framed line to the hub, and closes the
+/// connection once a client that is not listening for events has said all
+/// it had to say (`echo ... | socat` half-closes after its line).
+final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = FramedLine
+
+    private let hub: ToastHub
+    private let source: String
+    private let maxLineBytes: Int
+    private var id: Int?
+
+    init(hub: ToastHub, source: String, maxLineBytes: Int) {
+        self.hub = hub
+        self.source = source
+        self.maxLineBytes = maxLineBytes
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        if let id = hub.register(context.channel, source: source) {
+            self.id = id
+        } else {
+            let error =
+                hub.isShuttingDown
+                ? ToastError(.shuttingDown, "toastd is shutting down")
+                : ToastError(.tooManyConnections, "toastd serves its limit of \(hub.limits.maxConnections) connections")
+            let line = WireEncoder.line(WireEncoder.failure(ref: nil, error: error))
+            let channel = context.channel
+            context.writeAndFlush(NIOAny(ByteBuffer(bytes: line))).whenComplete { _ in channel.close(promise: nil) }
+        }
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let id else { return }
+        switch unwrapInboundIn(data) {
+        case .line(let line):
+            hub.handle(line: line, from: id)
+        case .tooLong:
+            hub.rejectLongLine(from: id, maxLineBytes: maxLineBytes)
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        context.flush()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let id { hub.unregister(id) }
+        id = nil
+        context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case ChannelEvent.inputClosed = event, let id, !hub.keepsOutputOpen(id) {
+            let channel = context.channel
+            context.writeAndFlush(NIOAny(ByteBuffer())).whenComplete { _ in channel.close(promise: nil) }
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}
+
+extension ToastHub {
+    /// Whether a connection whose client stopped sending still wants output:
+    /// a subscriber does.
+    func keepsOutputOpen(_ id: Int) -> Bool {
+        isSubscriber(id)
+    }
+}

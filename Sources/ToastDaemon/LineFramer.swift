@@ -1,0 +1,61 @@
+import NIOCore
+
+/// One framed request line, or the news that a line was too long.
+enum FramedLine {
+    case line(ByteBuffer)
+    /// A line exceeded the limit; its bytes are being discarded up to its newline.
+    case tooLong
+}
+
+/// Splits the byte stream at newlines, with a bound on the line length.
+/// An over-long line is reported once, as soon as it passes the bound, and
+/// then skipped up to its newline, so memory per connection stays bounded
+/// and the connection stays usable. A trailing `\r` is dropped.
+struct LineFramer: ByteToMessageDecoder {
+    typealias InboundOut = FramedLine
+
+    let maxLineBytes: Int
+    private var discarding = false
+
+    init(maxLineBytes: Int) {
+        self.maxLineBytes = maxLineBytes
+    }
+
+    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        guard let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
+            if buffer.readableBytes > maxLineBytes {
+                if !discarding {
+                    discarding = true
+                    context.fireChannelRead(wrapInboundOut(.tooLong))
+                }
+                buffer.moveReaderIndex(to: buffer.writerIndex)
+            }
+            return .needMoreData
+        }
+        let length = newline - buffer.readerIndex
+        var line = buffer.readSlice(length: length)!
+        buffer.moveReaderIndex(forwardBy: 1)
+        if discarding {
+            discarding = false
+            return .continue
+        }
+        if line.readableBytesView.last == UInt8(ascii: "\r") { line.moveWriterIndex(to: line.writerIndex - 1) }
+        if line.readableBytes > maxLineBytes {
+            context.fireChannelRead(wrapInboundOut(.tooLong))
+        } else if line.readableBytes > 0 {
+            context.fireChannelRead(wrapInboundOut(.line(line)))
+        }
+        return .continue
+    }
+
+    /// A last line without its newline (`printf '...' | socat`) still counts.
+    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+        while try decode(context: context, buffer: &buffer) == .continue {}
+        if buffer.readableBytes > 0 && !discarding {
+            let line = buffer.readSlice(length: buffer.readableBytes)!
+            context.fireChannelRead(wrapInboundOut(.line(line)))
+        }
+        buffer.moveReaderIndex(to: buffer.writerIndex)
+        return .needMoreData
+    }
+}

@@ -1,0 +1,295 @@
+import Logging
+import NIOCore
+import ToastCore
+
+/// The daemon's state: the scheduler, the connections, the subscriptions
+/// and the timer. It lives on one event loop and is touched only from it,
+/// which is what lets the scheduler stay a plain value with no locks.
+///
+/// It carries out the scheduler's effects: each event is encoded once, and
+/// the same bytes go to every subscriber that wants them, through a bounded
+/// per-subscriber buffer.
+final class ToastHub: @unchecked Sendable {
+    struct Limits: Sendable {
+        var maxConnections = 256
+        /// Unwritten bytes a subscriber may hold before it is `lagged`.
+        var subscriberBufferBytes = 1 << 20
+        /// How long a lagged subscriber may go without draining before it is dropped.
+        var lagTimeout = TimeAmount.seconds(10)
+    }
+
+    let loop: any EventLoop
+    let limits: Limits
+    private let logger: Logger
+    private var service: ToastService
+    private let clock = DaemonClock()
+    private var connections: [Int: Connection] = [:]
+    private var nextConnectionID = 1
+    /// The connections that added each live toast, for `action`/end events.
+    private var origins: [ToastID: [Int]] = [:]
+    private var timer: Scheduled<Void>?
+    private(set) var isShuttingDown = false
+
+    init(loop: any EventLoop, configuration: SchedulerConfiguration, limits: Limits, logger: Logger) {
+        self.loop = loop
+        self.limits = limits
+        self.logger = logger
+        self.service = ToastService(configuration: configuration)
+    }
+
+    /// Confined to the hub's event loop, like the hub itself.
+    final class Connection: @unchecked Sendable {
+        let id: Int
+        let channel: any Channel
+        /// The source of toasts that name none: `hello`'s, else `name[pid]`.
+        var source: String
+        var boundSource: String?
+        var subscription: EventFilter?
+        var pendingBytes = 0
+        var lagged = false
+        var dropped = 0
+
+        init(id: Int, channel: any Channel, source: String) {
+            self.id = id
+            self.channel = channel
+            self.source = source
+        }
+    }
+
+    var connectionCount: Int { connections.count }
+
+    func isSubscriber(_ id: Int) -> Bool { connections[id]?.subscription != nil }
+    var subscriberCount: Int { connections.values.count { $0.subscription != nil } }
+
+    // MARK: - Connections
+
+    /// Registers a connection, or returns nil when the daemon serves its limit.
+    func register(_ channel: any Channel, source: String) -> Int? {
+        loop.preconditionInEventLoop()
+        guard connections.count < limits.maxConnections, !isShuttingDown else { return nil }
+        let id = nextConnectionID
+        nextConnectionID += 1
+        connections[id] = Connection(id: id, channel: channel, source: source)
+        return id
+    }
+
+    func unregister(_ id: Int) {
+        loop.preconditionInEventLoop()
+        guard let connection = connections.removeValue(forKey: id) else { return }
+        if let source = connection.boundSource, !isShuttingDown {
+            logger.debug("source ended with its connection", metadata: ["source": "\(source)"])
+            apply(service.respond(to: RequestEnvelope(request: .command(.endSource(source))), defaultSource: nil, now: clock.now()).effects)
+        }
+    }
+
+    // MARK: - Requests
+
+    /// Answers one request line: writes the reply to the connection, then
+    /// publishes the events the request caused.
+    func handle(line: ByteBuffer, from id: Int) {
+        loop.preconditionInEventLoop()
+        guard let connection = connections[id] else { return }
+        let response = service.respond(toLine: line.readableBytesView, defaultSource: connection.source, now: clock.now())
+        var reply = response.reply
+        var snapshotAfterReply = false
+        switch response.directive {
+        case .hello(let hello)?:
+            if let source = hello.source { connection.source = source }
+            connection.boundSource = hello.bindSource ? hello.source : nil
+        case .subscribe(let filter, let snapshot)?:
+            connection.subscription = filter
+            snapshotAfterReply = snapshot
+            reply = WireEncoder.ok(ref: refOf(line), result: ["subscribed": true])
+        case .status?:
+            reply = WireEncoder.ok(ref: refOf(line), result: status())
+        case nil:
+            break
+        }
+        if let reply {
+            if case .object(let members) = reply, members["ok"] == .bool(true),
+                let id = reply["result"]?["id"]?.intValue, reply["result"]?["toast"] != nil
+            {
+                // An add (or update) by this connection: it hears how the toast ends.
+                let toastID = ToastID(id)
+                if service.scheduler.record(toastID) != nil, !(origins[toastID]?.contains(connection.id) ?? false) {
+                    origins[toastID, default: []].append(connection.id)
+                }
+            }
+            send(ByteBuffer(bytes: WireEncoder.line(reply)), to: connection, force: true)
+        }
+        if snapshotAfterReply { sendSnapshot(to: connection) }
+        apply(response.effects)
+    }
+
+    func rejectLongLine(from id: Int, maxLineBytes: Int) {
+        guard let connection = connections[id] else { return }
+        let error = ToastError(.lineTooLong, "the line exceeds \(maxLineBytes) bytes; it was discarded up to its newline")
+        send(ByteBuffer(bytes: WireEncoder.line(WireEncoder.failure(ref: nil, error: error))), to: connection, force: true)
+    }
+
+    private func refOf(_ line: ByteBuffer) -> JSONValue? {
+        (try? JSONValue.parse(line.readableBytesView))?["ref"]
+    }
+
+    private func status() -> JSONValue {
+        let scheduler = service.scheduler
+        return [
+            "server": .string(ProtocolInfo.server),
+            "shown": .int(Int64(scheduler.shownCount)),
+            "queued": .int(Int64(scheduler.queuedCount)),
+            "paused": .bool(scheduler.isPaused),
+            "connections": .int(Int64(connections.count)),
+            "subscribers": .int(Int64(subscriberCount)),
+            "lastSequence": .int(Int64(scheduler.lastSequence)),
+            "uptimeMs": .int(clock.uptimeMilliseconds),
+        ]
+    }
+
+    /// A one-line summary for logs and systemd's STATUS=.
+    var statusLine: String {
+        "\(service.scheduler.shownCount) shown, \(service.scheduler.queuedCount) queued, \(subscriberCount) subscribers"
+    }
+
+    // MARK: - Effects
+
+    private func apply(_ effects: [SchedulerEffect]) {
+        var touched: [Int: Connection] = [:]
+        for effect in effects {
+            switch effect {
+            case .publish(let event):
+                publish(event, touched: &touched)
+            case .armTimer(let deadline):
+                timer?.cancel()
+                let delay = max(0, deadline - clock.now())
+                timer = loop.scheduleTask(in: .milliseconds(delay)) { [self] in
+                    apply(service.tick(now: clock.now()))
+                }
+            case .disarmTimer:
+                timer?.cancel()
+                timer = nil
+            }
+        }
+        for connection in touched.values { connection.channel.flush() }
+    }
+
+    private func publish(_ event: ToastEvent, touched: inout [Int: Connection]) {
+        let bytes = ByteBuffer(bytes: WireEncoder.line(WireEncoder.event(event)))
+        var delivered: Set<Int> = []
+        for connection in connections.values {
+            guard let filter = connection.subscription, filter.matches(event) else { continue }
+            send(bytes, to: connection)
+            delivered.insert(connection.id)
+            touched[connection.id] = connection
+        }
+        guard let record = event.record else { return }
+        switch event.kind {
+        case .action, .dismissed, .cancelled:
+            for id in origins[record.id] ?? [] where !delivered.contains(id) {
+                guard let connection = connections[id] else { continue }
+                send(bytes, to: connection, force: true)
+                touched[id] = connection
+            }
+            if event.isEnd { origins[record.id] = nil }
+        default:
+            break
+        }
+    }
+
+    /// Writes to a connection through its bounded buffer. Subscriber events
+    /// that do not fit are dropped and the subscriber is marked lagged; when
+    /// its buffer drains it gets `lagged` and a fresh snapshot.
+    private func send(_ bytes: ByteBuffer, to connection: Connection, force: Bool = false) {
+        if !force {
+            if connection.lagged {
+                connection.dropped += 1
+                return
+            }
+            if connection.pendingBytes + bytes.readableBytes > limits.subscriberBufferBytes {
+                startLag(connection)
+                return
+            }
+        }
+        let size = bytes.readableBytes
+        connection.pendingBytes += size
+        let promise = loop.makePromise(of: Void.self)
+        promise.futureResult.whenComplete { [self] _ in
+            connection.pendingBytes -= size
+            if connection.lagged && connection.pendingBytes == 0 && connections[connection.id] != nil {
+                recoverFromLag(connection)
+            }
+        }
+        connection.channel.write(bytes, promise: promise)
+    }
+
+    private func startLag(_ connection: Connection) {
+        connection.lagged = true
+        connection.dropped = 1
+        logger.notice("subscriber fell behind; dropping its events", metadata: ["connection": "\(connection.id)"])
+        loop.scheduleTask(in: limits.lagTimeout) { [self] in
+            guard connection.lagged, connections[connection.id] != nil else { return }
+            logger.warning("disconnecting a subscriber that stopped reading", metadata: ["connection": "\(connection.id)"])
+            connection.channel.close(promise: nil)
+        }
+    }
+
+    private func recoverFromLag(_ connection: Connection) {
+        connection.lagged = false
+        let notice: JSONValue = [
+            "event": "lagged", "seq": .int(Int64(service.scheduler.lastSequence)), "time": .int(clock.now()),
+            "dropped": .int(Int64(connection.dropped)),
+        ]
+        send(ByteBuffer(bytes: WireEncoder.line(notice)), to: connection, force: true)
+        sendSnapshot(to: connection)
+        connection.channel.flush()
+    }
+
+    private func sendSnapshot(to connection: Connection) {
+        let snapshot = service.scheduler.snapshot(filter: connection.subscription ?? EventFilter())
+        let line = WireEncoder.line(WireEncoder.snapshotEvent(snapshot, time: clock.now()))
+        send(ByteBuffer(bytes: line), to: connection, force: true)
+    }
+
+    // MARK: - Shutdown
+
+    /// Tells every subscriber `shutdown`, flushes, and closes every connection.
+    func shutdown(reason: String) -> EventLoopFuture<Void> {
+        loop.preconditionInEventLoop()
+        isShuttingDown = true
+        timer?.cancel()
+        let notice = ByteBuffer(bytes: WireEncoder.line([
+            "event": "shutdown", "seq": .int(Int64(service.scheduler.lastSequence)), "time": .int(clock.now()),
+            "reason": .string(reason),
+        ]))
+        var closed: [EventLoopFuture<Void>] = []
+        for connection in connections.values {
+            if connection.subscription != nil {
+                connection.channel.write(notice, promise: nil)
+            }
+            let channel = connection.channel
+            closed.append(channel.writeAndFlush(ByteBuffer()).flatMap { channel.close() }.recover { _ in })
+        }
+        return EventLoopFuture.andAllComplete(closed, on: loop)
+    }
+}
+
+/// The daemon's clock: milliseconds that read as Unix time at start-up but
+/// advance monotonically, so timers survive wall-clock changes.
+struct DaemonClock: Sendable {
+    let anchor: Int64
+    let start: NIODeadline
+
+    init() {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        anchor = Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+        start = .now()
+    }
+
+    func now() -> ToastInstant { anchor + uptimeMilliseconds }
+
+    var uptimeMilliseconds: Int64 { (NIODeadline.now() - start).nanoseconds / 1_000_000 }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

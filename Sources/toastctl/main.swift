@@ -1,0 +1,3 @@
+import ToastClient
+
+Toastctl.main(arguments: Array(CommandLine.arguments.dropFirst()))

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Logging
+import ToastCore
+import ToastClient
+import ToastDaemon
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Toastd: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "toastd",
+        abstract: "The toast daemon: schedules every toast of the session and serves them on a Unix socket.",
+        discussion: """
+            The socket is --socket, else $TOASTD_SOCKET, else $XDG_RUNTIME_DIR/toastd.sock, else \
+            /tmp/toastd-$UID/toastd.sock. SIGTERM and SIGINT shut down gracefully; SIGHUP is reserved \
+            for reloading configuration and is logged and ignored for now.
+            """
+    )
+
+    @Option(help: "The Unix socket to listen on.")
+    var socket: String?
+
+    @Option(help: "Shown slots of each top stack.") var maxVisibleTop = 3
+    @Option(help: "Shown slots of each center (HUD) stack.") var maxVisibleCenter = 1
+    @Option(help: "Shown slots of each bottom stack.") var maxVisibleBottom = 3
+    @Option(help: "Live toasts held at most, in all.") var maxToasts = 100_000
+    @Option(help: "Live toasts held at most for one source.") var maxToastsPerSource = 10_000
+    @Option(help: "The longest request line accepted, in bytes.") var maxLineBytes = ProtocolInfo.defaultMaxLineBytes
+    @Option(help: "Connections served at most at once.") var maxConnections = 256
+    @Option(help: "Unwritten bytes a subscriber may hold before it is lagged.") var subscriberBufferBytes = 1 << 20
+    @Flag(help: "Refuse connections from root too (by default root may connect).") var denyRoot = false
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String = "info"
+
+    func run() throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "toastd")
+        let path = SocketLocation.resolve(
+            explicit: socket, environment: ProcessInfoEnvironment.current, uid: getuid()
+        )
+        var options = DaemonOptions(socketPath: path)
+        options.scheduler = SchedulerConfiguration(
+            maxVisibleTop: maxVisibleTop, maxVisibleCenter: maxVisibleCenter, maxVisibleBottom: maxVisibleBottom,
+            maxToasts: maxToasts, maxToastsPerSource: maxToastsPerSource
+        )
+        options.maxLineBytes = maxLineBytes
+        options.maxConnections = maxConnections
+        options.subscriberBufferBytes = subscriberBufferBytes
+        options.allowRoot = !denyRoot
+        do {
+            try ToastServer(options: options, logger: logger).run()
+        } catch let problem as SocketFile.Problem {
+            logger.critical("\(problem)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+Toastd.main()
