@@ -92,6 +92,12 @@ struct ClientOptions: ParsableArguments {
         throw ExitCode(1)
     }
 
+    /// Sends a request whose result names a toast, and prints that id.
+    func performPrintingID(_ request: [String: JSONValue]) throws {
+        let result = try perform(.object(request))
+        output(result) { "\(result["id"]?.intValue ?? 0)" }
+    }
+
     func output(_ result: JSONValue, text: () -> String) {
         print(json ? result.serialized : text())
     }
@@ -210,20 +216,14 @@ extension Toastctl {
         static let configuration = CommandConfiguration(abstract: "End a toast (as its program).")
         @OptionGroup var client: ClientOptions
         @OptionGroup var target: TargetOptions
-        func run() throws {
-            let result = try client.perform(.object(target.members(op: "remove")))
-            client.output(result) { "\(result["id"]?.intValue ?? 0)" }
-        }
+        func run() throws { try client.performPrintingID(target.members(op: "remove")) }
     }
 
     struct Dismiss: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Dismiss a toast (as a person); refused if it is not dismissible.")
         @OptionGroup var client: ClientOptions
         @OptionGroup var target: TargetOptions
-        func run() throws {
-            let result = try client.perform(.object(target.members(op: "dismiss")))
-            client.output(result) { "\(result["id"]?.intValue ?? 0)" }
-        }
+        func run() throws { try client.performPrintingID(target.members(op: "dismiss")) }
     }
 
     struct Invoke: ParsableCommand {
@@ -234,8 +234,7 @@ extension Toastctl {
         func run() throws {
             var request = target.members(op: "invoke")
             request["action"] = .string(action)
-            let result = try client.perform(.object(request))
-            client.output(result) { "\(result["id"]?.intValue ?? 0)" }
+            try client.performPrintingID(request)
         }
     }
 
