@@ -75,13 +75,19 @@ struct ClientOptions: ParsableArguments {
         let connection = try connection ?? connect()
         let reply: JSONValue
         do {
-            reply = try connection.request(request)
+            reply = try connection.request(request, timeout: Self.replyTimeout)
+        } catch .timedOut {
+            printError("toastctl: toastd at \(socketPath) accepted the connection but did not reply within \(Self.replyTimeout / 1000) s")
+            throw ExitCode(1)
         } catch {
             printError("toastctl: \(error)")
             throw ExitCode(1)
         }
         return try Self.result(of: reply)
     }
+
+    /// How long a command waits for its reply (a restarting daemon may take a few seconds).
+    static let replyTimeout = 30_000
 
     static func result(of reply: JSONValue) throws -> JSONValue {
         if reply["ok"] == .bool(true) { return reply["result"] ?? [:] }

@@ -26,9 +26,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
                 hub.isShuttingDown
                 ? ToastError(.shuttingDown, "toastd is shutting down")
                 : ToastError(.tooManyConnections, "toastd serves its limit of \(hub.limits.maxConnections) connections")
-            let line = WireEncoder.line(WireEncoder.failure(ref: nil, error: error))
-            let channel = context.channel
-            context.writeAndFlush(NIOAny(ByteBuffer(bytes: line))).whenComplete { _ in channel.close(promise: nil) }
+            PeerRefusalHandler.refuse(context, with: error)
         }
         context.fireChannelActive()
     }

@@ -23,6 +23,8 @@ public struct DaemonOptions: Sendable {
     public var scheduler = SchedulerConfiguration()
     public var maxConnections = 256
     public var subscriberBufferBytes = 1 << 20
+    /// How long a lagged subscriber may go without draining its buffer before it is disconnected.
+    public var subscriberLagTimeout: Duration = .seconds(10)
     /// Accept connections from root as well as from our own uid.
     public var allowRoot = true
 
@@ -49,6 +51,8 @@ public final class ToastServer: @unchecked Sendable {
         var limits = ToastHub.Limits()
         limits.maxConnections = options.maxConnections
         limits.subscriberBufferBytes = options.subscriberBufferBytes
+        let (seconds, attoseconds) = options.subscriberLagTimeout.components
+        limits.lagTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         hub = ToastHub(loop: group.next(), configuration: options.scheduler, limits: limits, logger: logger)
     }
 
@@ -77,9 +81,11 @@ public final class ToastServer: @unchecked Sendable {
                     let uid = credentials?.uid ?? UInt32.max
                     guard uid == getuid() || (options.allowRoot && uid == 0) else {
                         logger.warning("refused a connection from another user", metadata: ["uid": "\(uid)"])
-                        let error = ToastError(.forbidden, "toastd serves only its own user")
-                        let line = WireEncoder.line(WireEncoder.failure(ref: nil, error: error))
-                        return channel.writeAndFlush(ByteBuffer(bytes: line)).flatMap { channel.close() }
+                        return channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandler(
+                                PeerRefusalHandler(ToastError(.forbidden, "toastd serves only its own user"))
+                            )
+                        }
                     }
                     let source = credentials.map { Self.processName(pid: $0.pid) } ?? "unknown"
                     return channel.eventLoop.makeCompletedFuture {

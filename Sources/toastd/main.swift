@@ -30,8 +30,26 @@ struct Toastd: ParsableCommand {
     @Option(help: "The longest request line accepted, in bytes.") var maxLineBytes = ProtocolInfo.defaultMaxLineBytes
     @Option(help: "Connections served at most at once.") var maxConnections = 256
     @Option(help: "Unwritten bytes a subscriber may hold before it is lagged.") var subscriberBufferBytes = 1 << 20
+    @Option(help: "Seconds a lagged subscriber may go without reading before it is disconnected.")
+    var subscriberLagTimeout = 10.0
     @Flag(help: "Refuse connections from root too (by default root may connect).") var denyRoot = false
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String = "info"
+
+    func validate() throws {
+        let limit = SchedulerConfiguration.maxVisibleLimit
+        for (name, value) in [("top", maxVisibleTop), ("center", maxVisibleCenter), ("bottom", maxVisibleBottom)]
+        where !(1...limit).contains(value) {
+            throw ValidationError("--max-visible-\(name) must be between 1 and \(limit).")
+        }
+        for (name, value) in [
+            ("--max-toasts", maxToasts), ("--max-toasts-per-source", maxToastsPerSource),
+            ("--max-line-bytes", maxLineBytes), ("--max-connections", maxConnections),
+            ("--subscriber-buffer-bytes", subscriberBufferBytes),
+        ] where value < 1 {
+            throw ValidationError("\(name) must be at least 1.")
+        }
+        guard subscriberLagTimeout > 0 else { throw ValidationError("--subscriber-lag-timeout must be positive.") }
+    }
 
     func run() throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
@@ -52,6 +70,7 @@ struct Toastd: ParsableCommand {
         options.maxLineBytes = maxLineBytes
         options.maxConnections = maxConnections
         options.subscriberBufferBytes = subscriberBufferBytes
+        options.subscriberLagTimeout = .milliseconds(Int64(subscriberLagTimeout * 1_000))
         options.allowRoot = !denyRoot
         do {
             try ToastServer(options: options, logger: logger).run()

@@ -52,12 +52,15 @@ final class DaemonFixture: @unchecked Sendable {
     }
 
     static func toastctl(_ arguments: [String], socket: String) throws -> Outcome {
+        try run(binaryDirectory.appending(path: "toastctl").path, arguments, environment: ["TOASTD_SOCKET": socket])
+    }
+
+    /// Runs a program to its end and collects its output.
+    static func run(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) throws -> Outcome {
         let process = Process()
-        process.executableURL = binaryDirectory.appending(path: "toastctl")
+        process.executableURL = URL(filePath: executable)
         process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["TOASTD_SOCKET"] = socket
-        process.environment = environment
+        process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
