@@ -7,18 +7,18 @@ public struct ToastFieldOptions: ParsableArguments {
 
     @Option(help: "A bold title above the message.") var title: String?
     @Option(help: "An emoji or a short icon name.") var icon: String?
-    @Option(help: "plain, info, success, warning or failure.") var role: String?
-    @Option(help: "short (2 s), long (3.5 s), longer (5 s), indefinite, or seconds (0.1 to 86400).") var duration: String?
-    @Option(help: "top, center (a HUD) or bottom.") var alignment: String?
+    @Option(help: "plain, info, success, warning or failure.", completion: .list(ToastRole.allCases.map(\.rawValue))) var role: String?
+    @Option(help: "short (2 s), long (3.5 s), longer (5 s), indefinite, or seconds (0.1 to 86400).", completion: .list(["short", "long", "longer", "indefinite"])) var duration: String?
+    @Option(help: "top, center (a HUD) or bottom.", completion: .list(ToastAlignment.allCases.map(\.rawValue))) var alignment: String?
     @Option(help: "The scene (presentation context).") var scene: String?
     @Option(name: .customLong("reuse-id"), help: "Adding a toast with the same reuse id updates it in place.") var reuseID: String?
-    @Option(help: "none, indeterminate (a spinner), or a fraction from 0 to 1 (a bar).") var progress: String?
+    @Option(help: "none, indeterminate (a spinner), or a fraction from 0 to 1 (a bar).", completion: .list(["none", "indeterminate"])) var progress: String?
     @Flag(name: .customLong("not-dismissible"), help: "A person may not dismiss it.") var notDismissible = false
     @Flag(name: .customLong("close-button"), help: "Show a close button.") var closeButton = false
     @Option(name: .customLong("action"), help: "An action as ID:LABEL, e.g. undo:Undo (up to 3).") var actions: [String] = []
     @Option(help: "Who sends it (default: this process, name[pid]).") var source: String?
-    @Option(help: "never, presentation or always.") var cancellation: String?
-    @Option(help: "contextChanged or presentationDismissed (repeatable).") var invalidation: [String] = []
+    @Option(help: "never, presentation or always.", completion: .list(CancellationPolicy.allCases.map(\.rawValue))) var cancellation: String?
+    @Option(help: "contextChanged or presentationDismissed (repeatable).", completion: .list(["contextChanged", "presentationDismissed"])) var invalidation: [String] = []
 
     /// The `toast` member of an add, checked locally with the protocol's own
     /// rules, so that a bad option is a usage error (exit 2).
