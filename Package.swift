@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ToastCore", targets: ["ToastCore"]),
         .executable(name: "toastd", targets: ["toastd"]),
         .executable(name: "toastctl", targets: ["toastctl"]),
+        .executable(name: "toast-tail", targets: ["toast-tail"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -46,10 +47,25 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // toast-tail: the viewer's model, a pure renderer, and the terminal around them.
+        .target(
+            name: "ToastTail",
+            dependencies: [
+                "ToastCore",
+                "ToastClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .executableTarget(name: "toastctl", dependencies: ["ToastClient"]),
+        .executableTarget(name: "toast-tail", dependencies: ["ToastTail"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["ToastCore", "ToastClient"]
+        ),
+        .testTarget(
+            name: "ToastTailTests",
+            dependencies: ["ToastTail", "ToastCore"],
+            exclude: ["Golden"]
         ),
         .testTarget(
             name: "ToastCoreTests",

@@ -29,6 +29,8 @@ public final class ToastConnection {
     public let path: String
     private let fd: Int32
     private var buffer: [UInt8] = []
+    /// Where the unread part of `buffer` starts.
+    private var start = 0
 
     public init(path: String) throws(Failure) {
         self.path = path
@@ -80,15 +82,45 @@ public final class ToastConnection {
     /// Stops sending; toastd answers what it has and, for a non-subscriber, closes.
     public func finishSending() { shutdown(fd, Int32(SHUT_WR)) }
 
+    /// The socket, for a caller that multiplexes it with poll(2).
+    public var fileDescriptor: Int32 { fd }
+
+    /// A complete line already received, if any; never blocks.
+    public func bufferedLine() -> [UInt8]? {
+        guard let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        let line = Array(buffer[start..<newline])
+        start = newline + 1
+        if start == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            start = 0
+        } else if start > 65_536 {
+            buffer.removeSubrange(..<start)
+            start = 0
+        }
+        return line
+    }
+
+    /// Reads once from the socket into the buffer (blocks only if nothing
+    /// is ready; call it when poll(2) says readable). Throws `.closed` at EOF.
+    public func receive() throws(Failure) {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .io("reading from toastd: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { throw .closed }
+            buffer.append(contentsOf: chunk[..<count])
+            return
+        }
+    }
+
     /// Reads the next line, raw. `timeout` in milliseconds; nil waits forever.
     public func readRawLine(timeout: Int? = nil) throws(Failure) -> [UInt8] {
         let deadline = timeout.map { monotonicMilliseconds() + Int64($0) }
         while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Array(buffer[..<newline])
-                buffer.removeSubrange(...newline)
-                return line
-            }
+            if let line = bufferedLine() { return line }
             if let deadline {
                 let left = deadline - monotonicMilliseconds()
                 guard left > 0 else { throw .timedOut }
@@ -98,14 +130,7 @@ public final class ToastConnection {
                 if ready < 0 && errno != EINTR { throw .io("poll: \(String(cString: strerror(errno)))") }
                 if ready <= 0 { continue }
             }
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .io("reading from toastd: \(String(cString: strerror(errno)))")
-            }
-            if count == 0 { throw .closed }
-            buffer.append(contentsOf: chunk[..<count])
+            try receive()
         }
     }
 
@@ -135,8 +160,15 @@ public final class ToastConnection {
     }
 }
 
-func monotonicMilliseconds() -> Int64 {
+public func monotonicMilliseconds() -> Int64 {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
+    return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+}
+
+/// Unix time in milliseconds: toastd's clock reads the same on one machine.
+public func wallClockMilliseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
     return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
 }

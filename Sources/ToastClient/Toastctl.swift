@@ -109,7 +109,7 @@ struct ClientOptions: ParsableArguments {
     }
 }
 
-func printError(_ message: String) {
+public func printError(_ message: String) {
     let line = Array((message + "\n").utf8)
     _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
 }

@@ -55,22 +55,48 @@ final class DaemonFixture: @unchecked Sendable {
         try run(binaryDirectory.appending(path: "toastctl").path, arguments, environment: ["TOASTD_SOCKET": socket])
     }
 
-    /// Runs a program to its end and collects its output.
+    /// Runs a program to its end and collects its output. It uses
+    /// posix_spawn and waitpid rather than Foundation's Process, and files
+    /// rather than pipes, so that a child that daemonizes (tmux) and keeps
+    /// them open cannot hold the caller waiting.
     static func run(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) throws -> Outcome {
-        let process = Process()
-        process.executableURL = URL(filePath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let base = FileManager.default.temporaryDirectory.path + "/toastd-run-\(UUID().uuidString)"
+        defer {
+            unlink(base + ".out")
+            unlink(base + ".err")
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, base + ".out", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, base + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }.map { "\($0)=\($1)" }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup($0) } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        // The child starts with no signal blocked and default dispositions,
+        // whatever this test thread has (Dispatch's threads block some).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EINVAL) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let exited = status & 0x7F == 0
+        let stdout = (try? Data(contentsOf: URL(filePath: base + ".out"))) ?? Data()
+        let stderr = (try? Data(contentsOf: URL(filePath: base + ".err"))) ?? Data()
         return Outcome(
-            status: process.terminationStatus,
+            status: exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F),
             stdout: String(decoding: stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines),
             stderr: String(decoding: stderr, as: UTF8.self)
         )

@@ -1,0 +1,116 @@
+/// How many terminal columns text takes, measured per grapheme cluster the
+/// way terminals lay it out: East Asian wide and emoji-presentation
+/// characters take two columns, combining marks and other zero-width
+/// characters none.
+public enum DisplayWidth {
+    /// The columns one character takes: 0, 1 or 2.
+    public static func of(_ character: Character) -> Int {
+        let scalars = character.unicodeScalars
+        guard let first = scalars.first else { return 0 }
+        if first.value < 0x7F { return first.value < 0x20 ? 0 : 1 }  // ASCII fast path
+        // An emoji sequence (VS16, ZWJ sequence, flag, keycap) is drawn two columns wide.
+        if scalars.count > 1 && scalars.contains(where: { $0.value == 0xFE0F }) { return 2 }
+        if (0x1F1E6...0x1F1FF).contains(first.value) && scalars.count == 2 { return 2 }  // a flag
+        return width(of: first)
+    }
+
+    /// The columns a string takes.
+    public static func of(_ text: some StringProtocol) -> Int {
+        var total = 0
+        for character in text { total += of(character) }
+        return total
+    }
+
+    static func width(of scalar: Unicode.Scalar) -> Int {
+        let value = scalar.value
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .format, .control, .lineSeparator, .paragraphSeparator:
+            return 0
+        default:
+            break
+        }
+        if value >= 0x1160 && value <= 0x11FF { return 0 }  // Hangul medial vowels and final consonants
+        if scalar.properties.isEmojiPresentation { return 2 }
+        return isEastAsianWide(value) ? 2 : 1
+    }
+
+    /// East Asian Wide (W) and Fullwidth (F) ranges of Unicode 15.
+    static func isEastAsianWide(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x1100...0x115F, 0x231A...0x231B, 0x2329...0x232A, 0x2E80...0x303E, 0x3041...0x33FF,
+            0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF, 0xA960...0xA97F, 0xAC00...0xD7A3,
+            0xF900...0xFAFF, 0xFE10...0xFE19, 0xFE30...0xFE6F, 0xFF00...0xFF60, 0xFFE0...0xFFE6,
+            0x16FE0...0x16FE4, 0x17000...0x18CFF, 0x1B000...0x1B2FF, 0x1F200...0x1F2FF,
+            0x20000...0x2FFFD, 0x30000...0x3FFFD:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// The longest prefix of `text` that fits in `columns`, with `…` in
+    /// place of what was cut.
+    public static func truncate(_ text: String, to columns: Int) -> String {
+        guard columns > 0 else { return "" }
+        guard of(text) > columns else { return text }
+        var result = ""
+        var used = 0
+        for character in text {
+            let width = of(character)
+            if used + width > columns - 1 { break }
+            result.append(character)
+            used += width
+        }
+        return result + "…"
+    }
+
+    /// Pads `text` with spaces to exactly `columns` (it must already fit).
+    public static func pad(_ text: String, to columns: Int) -> String {
+        let width = of(text)
+        return width >= columns ? text : text + String(repeating: " ", count: columns - width)
+    }
+
+    /// Word-wraps `text` into lines of at most `columns`. Words longer than
+    /// a line are broken between characters, so no input can overflow.
+    public static func wrap(_ text: String, to columns: Int) -> [String] {
+        guard columns > 0 else { return [] }
+        var lines: [String] = []
+        var line = ""
+        var lineWidth = 0
+        for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+            var word = Substring(word)
+            var wordWidth = of(word)
+            if lineWidth > 0 && lineWidth + 1 + wordWidth <= columns {
+                line += " " + word
+                lineWidth += 1 + wordWidth
+                continue
+            }
+            if lineWidth > 0 {
+                lines.append(line)
+                line = ""
+                lineWidth = 0
+            }
+            while wordWidth > columns {
+                // Break an over-long word at the last character that fits.
+                var piece = ""
+                var pieceWidth = 0
+                var index = word.startIndex
+                while index < word.endIndex {
+                    let width = of(word[index])
+                    if pieceWidth + width > columns { break }
+                    piece.append(word[index])
+                    pieceWidth += width
+                    index = word.index(after: index)
+                }
+                if index == word.startIndex { index = word.index(after: index) }  // a 2-column character in 1 column
+                lines.append(piece)
+                word = word[index...]
+                wordWidth = of(word)
+            }
+            line = String(word)
+            lineWidth = wordWidth
+        }
+        if lineWidth > 0 || lines.isEmpty { lines.append(line) }
+        return lines
+    }
+}

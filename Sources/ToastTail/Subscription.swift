@@ -1,0 +1,115 @@
+import ToastClient
+import ToastCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// toast-tail's subscription: connects, subscribes, and when toastd goes
+/// away reconnects with backoff (0.25 s doubling to 5 s); each new
+/// subscription starts with a snapshot, which resynchronizes the model.
+/// It also keeps the daemon's clock, learned from event times, for countdowns.
+final class Subscription {
+    static let firstBackoff: Int64 = 250
+    static let maxBackoff: Int64 = 5_000
+
+    let socketPath: String
+    let request: JSONValue
+    private(set) var connection: ToastConnection?
+    private var retryAt: Int64 = 0
+    private var backoff = firstBackoff
+    private var clockOffset: Int64
+
+    init(socketPath: String, scene: String?, roles: [String]) {
+        self.socketPath = socketPath
+        var request: [String: JSONValue] = ["op": "subscribe"]
+        if let scene { request["scene"] = .string(scene) }
+        if !roles.isEmpty { request["roles"] = .array(roles.map { .string($0) }) }
+        self.request = .object(request)
+        clockOffset = wallClockMilliseconds() - monotonicMilliseconds()
+    }
+
+    /// The daemon's clock (Unix milliseconds that never go backwards), as last learned.
+    var now: Int64 { monotonicMilliseconds() + clockOffset }
+
+    var fileDescriptor: Int32? { connection?.fileDescriptor }
+
+    /// Milliseconds until the next connection attempt, when disconnected.
+    func nextAttemptIn() -> Int64? {
+        connection == nil ? max(0, retryAt - monotonicMilliseconds()) : nil
+    }
+
+    /// Connects and subscribes if disconnected and the backoff has passed.
+    func connectIfDue(model: inout TailModel) {
+        guard connection == nil, monotonicMilliseconds() >= retryAt else { return }
+        do {
+            let connection = try ToastConnection(path: socketPath)
+            try connection.send(request)
+            self.connection = connection
+            model.link = .connecting
+        } catch {
+            disconnected(model: &model, why: Self.reason(error))
+        }
+    }
+
+    /// Reads what arrived and applies it; returns whether the model changed.
+    func receive(into model: inout TailModel) -> Bool {
+        guard let connection else { return false }
+        do {
+            try connection.receive()
+        } catch {
+            disconnected(model: &model, why: Self.reason(error))
+            return true
+        }
+        var changed = false
+        while let line = connection.bufferedLine() {
+            guard let value = try? JSONValue.parse(line) else { continue }
+            if value["ok"] == .bool(false) {
+                let message = value["error"]?["message"]?.stringValue ?? "refused"
+                disconnected(model: &model, why: Terminal.sanitize(message))
+                return true
+            }
+            if let time = value["time"]?.intValue { clockOffset = time - monotonicMilliseconds() }
+            if value["event"] == "snapshot" { backoff = Self.firstBackoff }
+            if value["event"] != nil {
+                model.apply(value)
+                changed = true
+            }
+        }
+        return changed
+    }
+
+    private func disconnected(model: inout TailModel, why: String) {
+        connection = nil
+        retryAt = monotonicMilliseconds() + backoff
+        model.link = .disconnected(why, retryAt: now + backoff)
+        backoff = min(Self.maxBackoff, backoff * 2)
+    }
+
+    static func reason(_ error: any Error) -> String {
+        switch error {
+        case ToastConnection.Failure.cannotConnect(_, let reason): reason
+        case ToastConnection.Failure.closed: "toastd closed the connection"
+        default: "\(error)"
+        }
+    }
+
+    /// For the line modes: blocks until subscribed, retrying with backoff;
+    /// `onRetry` hears each failure and the delay before the next attempt.
+    func connectBlocking(onRetry: (String, Int64) -> Void) -> ToastConnection {
+        while true {
+            do {
+                let connection = try ToastConnection(path: socketPath)
+                try connection.send(request)
+                self.connection = connection
+                return connection
+            } catch {
+                onRetry(Self.reason(error), backoff)
+                usleep(useconds_t(backoff * 1000))
+                backoff = min(Self.maxBackoff, backoff * 2)
+            }
+        }
+    }
+
+    func resetBackoff() { backoff = Self.firstBackoff }
+}

@@ -1,0 +1,76 @@
+import ToastClient
+import ToastCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// toast-tail's non-interactive modes: a readable line per event (for logs,
+/// or whenever stdout is not a terminal), the raw JSON event stream (for jq),
+/// and a one-shot print of the current stack.
+enum TailStream {
+    /// Prints events until SIGINT or SIGTERM, reconnecting when toastd goes away.
+    static func follow(_ subscription: Subscription, json: Bool) {
+        while true {
+            let connection = subscription.connectBlocking { why, delay in
+                if !json { writeLine("disconnected: \(why); retrying in \(Double(delay) / 1000) s") }
+            }
+            do {
+                while true {
+                    let line = try connection.readRawLine()
+                    guard let value = try? JSONValue.parse(line) else { continue }
+                    if value["ok"] == .bool(false) {
+                        let message = value["error"]?["message"]?.stringValue ?? "refused"
+                        printError("toast-tail: \(Terminal.sanitize(message))")
+                        exit(1)
+                    }
+                    guard value["event"] != nil else { continue }
+                    if value["event"] == "snapshot" { subscription.resetBackoff() }
+                    if json {
+                        // The daemon's own bytes: canonical JSON, which escapes every control character.
+                        writeLine(line)
+                    } else {
+                        writeLine(Terminal.describe(value))
+                    }
+                }
+            } catch {
+                if !json { writeLine("disconnected: \(Subscription.reason(error))") }
+            }
+        }
+    }
+
+    /// Prints the current stack as cards, then a status line.
+    static func once(socketPath: String, scene: String, roles: [String], columns: Int, color: Bool) throws {
+        let connection = try ToastConnection(path: socketPath)
+        var request: [String: JSONValue] = ["op": "list", "scene": .string(scene)]
+        if !roles.isEmpty { request["roles"] = .array(roles.map { .string($0) }) }
+        let reply = try connection.request(.object(request), timeout: 5_000)
+        guard reply["ok"] == .bool(true), case .object(var snapshot)? = reply["result"] else {
+            printError("toast-tail: \(Terminal.sanitize(reply["error"]?["message"]?.stringValue ?? "toastd refused"))")
+            exit(1)
+        }
+        snapshot["event"] = "snapshot"
+        var model = TailModel(scene: scene)
+        model.apply(.object(snapshot))
+        for line in StackRenderer.renderList(model, columns: columns, now: wallClockMilliseconds()) {
+            writeLine(line.encoded(color: color))
+        }
+    }
+}
+
+/// Writes a line to stdout at once, unbuffered, so a log or a pipe sees each event as it happens.
+func writeLine(_ text: String) {
+    writeLine(Array(text.utf8))
+}
+
+func writeLine(_ bytes: [UInt8]) {
+    var line = bytes
+    line.append(UInt8(ascii: "\n"))
+    var offset = 0
+    while offset < line.count {
+        let written = line[offset...].withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        if written < 0 && errno == EINTR { continue }
+        if written <= 0 { exit(0) }  // the reader went away (a closed pipe)
+        offset += written
+    }
+}

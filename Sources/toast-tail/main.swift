@@ -1,0 +1,2 @@
+import ToastTail
+ToastTailCommand.main()
