@@ -20,6 +20,17 @@ let package = Package(
         // The pure core: model, validation, scheduler state machine, wire codec.
         // Depends on nothing but the standard library and FoundationEssentials.
         .target(name: "ToastCore"),
+        // libsystemd, linked through pkg-config. Only the Systemd module touches it.
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        // Safe Swift over libsystemd: sd_notify, socket activation, the watchdog, a journald log handler.
+        .target(
+            name: "Systemd",
+            dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")]
+        ),
         // The daemon: the socket server on swift-nio around the core.
         .target(
             name: "ToastDaemon",
@@ -42,6 +53,7 @@ let package = Package(
             name: "toastd",
             dependencies: [
                 "ToastDaemon",
+                "Systemd",
                 "ToastClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

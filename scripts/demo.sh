@@ -18,12 +18,13 @@ export TOASTD_SOCKET="$DIR/toastd.sock"
 "$BIN/toastd" --log-level notice 2>"$DIR/toastd.log" &
 DAEMON=$!
 cleanup() {
-    kill "$SHOW" 2>/dev/null || true
+    kill "$SHOW" "$TAIL" 2>/dev/null || true
     kill "$DAEMON" 2>/dev/null || true
     wait "$DAEMON" 2>/dev/null || true
     rm -rf "$DIR"
 }
 SHOW=""
+TAIL=""
 trap cleanup EXIT
 for _ in $(seq 100); do [ -S "$TOASTD_SOCKET" ] && break; sleep 0.05; done
 
@@ -61,7 +62,7 @@ show() {
     "$BIN/toastctl" invoke "$id" --action deploy >/dev/null 2>&1 || true
     sleep 0.5
     # toastctl run: a spinner HUD while the command runs, then its result in place.
-    "$BIN/toastctl" run --title "make" -- sleep 2 >/dev/null
+    "$BIN/toastctl" run -- sleep 2 >/dev/null
     sleep 3
     ctl add "That was the demo. Press q to quit; toastd stops with it. Meanwhile: TOASTD_SOCKET=$TOASTD_SOCKET toastctl add hi" \
         --title "Demo over" --role info --duration indefinite --alignment bottom

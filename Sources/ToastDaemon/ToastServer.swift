@@ -27,6 +27,12 @@ public struct DaemonOptions: Sendable {
     public var subscriberLagTimeout: Duration = .seconds(10)
     /// Accept connections from root as well as from our own uid.
     public var allowRoot = true
+    /// A listening socket inherited from the service manager (socket
+    /// activation). toastd serves it instead of binding `socketPath`, and
+    /// leaves the socket file alone at exit: systemd owns it.
+    public var inheritedSocket: Int32?
+    /// What toastd tells its service manager.
+    public var serviceManager = ServiceManagerHooks()
 
     public init(socketPath: String) {
         self.socketPath = socketPath
@@ -51,29 +57,70 @@ public final class ToastServer: @unchecked Sendable {
         var limits = ToastHub.Limits()
         limits.maxConnections = options.maxConnections
         limits.subscriberBufferBytes = options.subscriberBufferBytes
-        let (seconds, attoseconds) = options.subscriberLagTimeout.components
-        limits.lagTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        limits.lagTimeout = TimeAmount(options.subscriberLagTimeout)
         hub = ToastHub(loop: group.next(), configuration: options.scheduler, limits: limits, logger: logger)
     }
 
-    /// Binds the socket and serves until a signal stops the daemon.
+    /// Binds the socket (or adopts the inherited one) and serves until a
+    /// signal stops the daemon. READY=1 goes out only once the socket accepts.
     public func run() throws {
         defer { try? group.syncShutdownGracefully() }
-        try SocketFile.prepare(options.socketPath)
-        let channel = try bind()
+        let channel: any Channel
+        if let inherited = options.inheritedSocket {
+            channel = try bootstrap().withBoundSocket(inherited).wait()
+            logger.info("toastd serving its inherited socket", metadata: ["fd": "\(inherited)"])
+        } else {
+            try SocketFile.prepare(options.socketPath)
+            channel = try bind()
+            logger.info("toastd listening", metadata: ["socket": "\(options.socketPath)"])
+        }
         let stopped = hub.loop.makePromise(of: Void.self)
         self.stopped = stopped
         serverChannel = channel
-        logger.info("toastd listening", metadata: ["socket": "\(options.socketPath)"])
         installSignalHandlers()
+        startServiceManagerDuties()
         try stopped.futureResult.wait()
     }
 
+    /// READY=1 now; then STATUS= at most once a second, only when it
+    /// changed; and WATCHDOG=1 at half the watchdog interval, from the event
+    /// loop itself, so that a wedged loop stops the pings and is killed.
+    private func startServiceManagerDuties() {
+        let hooks = options.serviceManager
+        let hub = self.hub
+        hub.loop.execute {
+            let last = NIOLoopBoundBox(hub.statusLine, eventLoop: hub.loop)
+            hooks.ready(last.value)
+            hub.loop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in
+                let line = hub.statusLine
+                if line != last.value {
+                    last.value = line
+                    hooks.status(line)
+                }
+            }
+            if let watchdog = hooks.watchdog {
+                let half = TimeAmount.nanoseconds(watchdog.nanoseconds / 2)
+                hooks.watchdogPing()
+                hub.loop.scheduleRepeatedTask(initialDelay: half, delay: half) { _ in
+                    hooks.watchdogPing()
+                }
+            }
+        }
+    }
+
     private func bind() throws -> any Channel {
+        let previous = umask(0o177)
+        defer { umask(previous) }
+        let channel = try bootstrap().bind(unixDomainSocketPath: options.socketPath).wait()
+        chmod(options.socketPath, 0o600)
+        return channel
+    }
+
+    private func bootstrap() -> ServerBootstrap {
         let hub = self.hub
         let options = self.options
         let logger = self.logger
-        let bootstrap = ServerBootstrap(group: group)
+        return ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
@@ -98,11 +145,6 @@ public final class ToastServer: @unchecked Sendable {
                     }
                 }
             }
-        let previous = umask(0o177)
-        defer { umask(previous) }
-        let channel = try bootstrap.bind(unixDomainSocketPath: options.socketPath).wait()
-        chmod(options.socketPath, 0o600)
-        return channel
     }
 
     private static func peerCredentials(of channel: any Channel) -> EventLoopFuture<PeerCredentials?> {
@@ -136,7 +178,7 @@ public final class ToastServer: @unchecked Sendable {
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler { [self] in
                 if signalNumber == SIGHUP {
-                    logger.notice("SIGHUP received; reload is reserved and does nothing yet")
+                    reload()
                 } else {
                     stop(reason: signalNumber == SIGTERM ? "SIGTERM" : "SIGINT")
                 }
@@ -146,16 +188,29 @@ public final class ToastServer: @unchecked Sendable {
         }
     }
 
+    /// SIGHUP: the reload protocol of Type=notify-reload (RELOADING=1, then
+    /// READY=1). toastd has no configuration file yet, so a reload re-reads
+    /// nothing; it keeps every toast and connection.
+    private func reload() {
+        let hooks = options.serviceManager
+        hub.loop.execute { [self] in
+            hooks.reloading()
+            logger.notice("reload requested; there is no configuration file to re-read")
+            hooks.ready(hub.statusLine)
+        }
+    }
+
     /// Graceful shutdown: stop accepting, tell subscribers, flush, close,
-    /// remove the socket file.
+    /// remove the socket file (unless systemd owns it).
     public func stop(reason: String) {
         let loop = hub.loop
         loop.execute { [self] in
             guard !hub.isShuttingDown else { return }
+            options.serviceManager.stopping()
             logger.info("shutting down", metadata: ["reason": "\(reason)"])
             let server = serverChannel
             server?.close(promise: nil)
-            unlink(options.socketPath)
+            if options.inheritedSocket == nil { unlink(options.socketPath) }
             hub.shutdown(reason: reason).whenComplete { [stopped] _ in
                 stopped?.succeed()
             }

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Logging
+import NIOCore
+import Systemd
 import ToastCore
 import ToastClient
 import ToastDaemon
@@ -15,7 +17,10 @@ struct Toastd: ParsableCommand {
         discussion: """
             The socket is --socket, else $TOASTD_SOCKET, else $XDG_RUNTIME_DIR/toastd.sock, else \
             /tmp/toastd-$UID/toastd.sock. SIGTERM and SIGINT shut down gracefully; SIGHUP is reserved \
-            for reloading configuration and is logged and ignored for now.
+            for reloading (RELOADING=1, then READY=1; there is no configuration file yet). Under \
+            systemd: socket activation (the inherited socket is served and never unlinked), READY=1 \
+            once the socket accepts, a STATUS= line at most once a second, WATCHDOG=1 at half of \
+            WatchdogSec=, STOPPING=1, and structured journal entries when stderr is the journal.
             """
     )
 
@@ -34,6 +39,12 @@ struct Toastd: ParsableCommand {
     var subscriberLagTimeout = 10.0
     @Flag(help: "Refuse connections from root too (by default root may connect).") var denyRoot = false
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String = "info"
+    @Option(help: "Where logs go: auto (the journal when stderr is connected to it), journal, or stderr.")
+    var logTarget: LogTarget = .auto
+
+    enum LogTarget: String, ExpressibleByArgument, CaseIterable {
+        case auto, journal, stderr
+    }
 
     func validate() throws {
         let limit = SchedulerConfiguration.maxVisibleLimit
@@ -53,15 +64,21 @@ struct Toastd: ParsableCommand {
 
     func run() throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
+        let environment = ProcessInfoEnvironment.current
+        let journal =
+            logTarget == .journal || (logTarget == .auto && JournalLogHandler.stderrIsJournal(environment: environment))
         LoggingSystem.bootstrap { label in
+            if journal {
+                var handler = JournalLogHandler(label: label, identifier: "toastd", fieldPrefix: "TOASTD_")
+                handler.logLevel = level
+                return handler
+            }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
         }
         let logger = Logger(label: "toastd")
-        let path = SocketLocation.resolve(
-            explicit: socket, environment: ProcessInfoEnvironment.current, uid: getuid()
-        )
+        let path = SocketLocation.resolve(explicit: socket, environment: environment, uid: getuid())
         var options = DaemonOptions(socketPath: path)
         options.scheduler = SchedulerConfiguration(
             maxVisibleTop: maxVisibleTop, maxVisibleCenter: maxVisibleCenter, maxVisibleBottom: maxVisibleBottom,
@@ -72,6 +89,24 @@ struct Toastd: ParsableCommand {
         options.subscriberBufferBytes = subscriberBufferBytes
         options.subscriberLagTimeout = .milliseconds(Int64(subscriberLagTimeout * 1_000))
         options.allowRoot = !denyRoot
+        if let inherited = SocketActivation.listeningSockets().first {
+            guard SocketActivation.isListeningUnixStream(inherited.fileDescriptor) else {
+                logger.critical("the inherited socket is not a listening Unix stream socket", metadata: ["name": "\(inherited.name)"])
+                throw ExitCode(1)
+            }
+            options.inheritedSocket = inherited.fileDescriptor
+        }
+        let notifier = ServiceNotifier()
+        if notifier.isSupervised {
+            options.serviceManager.ready = { notifier.ready(status: $0) }
+            options.serviceManager.status = { notifier.status($0) }
+            options.serviceManager.reloading = { notifier.reloading() }
+            options.serviceManager.stopping = { notifier.stopping() }
+            if let interval = ServiceNotifier.watchdogInterval() {
+                options.serviceManager.watchdog = TimeAmount(interval)
+                options.serviceManager.watchdogPing = { notifier.watchdog() }
+            }
+        }
         do {
             try ToastServer(options: options, logger: logger).run()
         } catch let problem as SocketFile.Problem {

@@ -17,13 +17,16 @@ final class DaemonFixture: @unchecked Sendable {
     let process = Process()
     let log: Pipe = Pipe()
 
-    init(arguments: [String] = []) throws {
+    init(arguments: [String] = [], environment: [String: String] = [:]) throws {
         directory = FileManager.default.temporaryDirectory.appending(path: "toastd-it-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         socket = directory.appending(path: "toastd.sock").path
         process.executableURL = Self.binaryDirectory.appending(path: "toastd")
         process.arguments = ["--socket", socket, "--log-level", "warning"] + arguments
         process.standardError = log
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         try process.run()
         for _ in 0..<200 where !SocketFileProbe.accepting(socket) {
             usleep(10_000)

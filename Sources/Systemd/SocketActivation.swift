@@ -1,0 +1,38 @@
+import CSystemd
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Sockets passed by a service manager (sd_listen_fds(3)): systemd's socket
+/// units, or systemd-socket-activate.
+public enum SocketActivation {
+    public struct ListeningSocket: Sendable, Hashable {
+        public var fileDescriptor: Int32
+        /// FileDescriptorName= of the socket unit (the unit's name by default).
+        public var name: String
+    }
+
+    /// The inherited sockets, or none. The LISTEN_* variables are removed
+    /// from the environment so that children do not inherit them.
+    public static func listeningSockets() -> [ListeningSocket] {
+        var names: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        let count = sd_listen_fds_with_names(1, &names)
+        guard count > 0 else { return [] }
+        defer {
+            if let names {
+                for index in 0..<Int(count) { free(names[index]) }
+                free(names)
+            }
+        }
+        return (0..<count).map { index in
+            let name = names?[Int(index)].map { String(cString: $0) } ?? "unknown"
+            return ListeningSocket(fileDescriptor: SD_LISTEN_FDS_START + index, name: name)
+        }
+    }
+
+    /// Whether `fd` is a listening Unix stream socket (sd_is_socket_unix(3)).
+    public static func isListeningUnixStream(_ fd: Int32) -> Bool {
+        sd_is_socket_unix(fd, Int32(SOCK_STREAM.rawValue), 1, nil, 0) > 0
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+import ToastClient
+import ToastCore
+
+/// toastd's systemd side against real components: sd_notify datagrams read
+/// from a socket the test binds, and systemd-socket-activate.
+@Suite("toastd under a service manager", .serialized)
+struct SystemdTests {
+    /// An AF_UNIX datagram socket standing in for systemd's NOTIFY_SOCKET.
+    final class NotifySocket {
+        let path: String
+        let fd: Int32
+
+        init(in directory: URL) {
+            path = directory.appending(path: "notify.sock").path
+            fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+        }
+
+        deinit { close(fd) }
+
+        /// The next datagram as KEY=value pairs, or nil after `timeout` ms.
+        func next(timeout: Int32 = 5_000) -> [String: String]? {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, timeout) == 1 else { return nil }
+            var buffer = [UInt8](repeating: 0, count: 4_096)
+            let count = recv(fd, &buffer, buffer.count, 0)
+            guard count > 0 else { return nil }
+            var fields: [String: String] = [:]
+            for line in String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\n") {
+                let parts = line.split(separator: "=", maxSplits: 1)
+                fields[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+            }
+            return fields
+        }
+
+        /// Datagrams until one has `key`.
+        func waitFor(_ key: String, timeout: Int32 = 5_000) -> [String: String]? {
+            while let fields = next(timeout: timeout) {
+                if fields[key] != nil { return fields }
+            }
+            return nil
+        }
+    }
+
+    static func temporaryDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "toastd-sd-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    @Test func readyOnlyOnceTheSocketAcceptsThenStatusReloadAndStopping() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let notify = NotifySocket(in: directory)
+        let socketPath = directory.appending(path: "toastd.sock").path
+        let process = Process()
+        process.executableURL = DaemonFixture.binaryDirectory.appending(path: "toastd")
+        process.arguments = ["--socket", socketPath, "--log-level", "warning"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["NOTIFY_SOCKET": notify.path]) { $1 }
+        try process.run()
+        defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+
+        let ready = try #require(notify.waitFor("READY"))
+        // Nothing polled the socket before READY=1: it must accept at once.
+        #expect(SocketFileProbe.accepting(socketPath))
+        #expect(ready["STATUS"] == "0 shown, 0 queued, 0 subscribers")
+
+        #expect(try DaemonFixture.toastctl(["add", "counted", "--duration", "indefinite"], socket: socketPath).status == 0)
+        let status = try #require(notify.waitFor("STATUS", timeout: 3_000))
+        #expect(status["STATUS"] == "1 shown, 0 queued, 0 subscribers")
+
+        kill(process.processIdentifier, SIGHUP)
+        let reloading = try #require(notify.waitFor("RELOADING"))
+        #expect(UInt64(reloading["MONOTONIC_USEC"] ?? "") != nil)
+        #expect(notify.waitFor("READY")?["STATUS"] == "1 shown, 0 queued, 0 subscribers")
+        #expect(try DaemonFixture.toastctl(["list", "--json"], socket: socketPath).stdout.contains("counted"), "a reload keeps the toasts")
+
+        process.terminate()
+        #expect(notify.waitFor("STOPPING")?["STOPPING"] == "1")
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+
+    @Test func theWatchdogIsPingedAtHalfItsInterval() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let notify = NotifySocket(in: directory)
+        let daemon = try DaemonFixture(environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "400000"])
+        _ = notify.waitFor("READY")
+        var pings = 0
+        let start = Date()
+        while Date().timeIntervalSince(start) < 2.0 {
+            if notify.next(timeout: 500)?["WATCHDOG"] == "1" { pings += 1 }
+        }
+        // Every 200 ms for 2 s: about 10. A loaded machine may delay a few.
+        #expect((7...13).contains(pings), "\(pings) pings in 2 s")
+
+        // Stop the event loop: the pings stop.
+        kill(daemon.process.processIdentifier, SIGSTOP)
+        while notify.next(timeout: 100) != nil {}
+        #expect(notify.next(timeout: 600) == nil)
+        kill(daemon.process.processIdentifier, SIGCONT)
+        #expect(notify.waitFor("WATCHDOG", timeout: 1_000) != nil)
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate")))
+    func theFirstConnectionStartsToastdThroughSocketActivation() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let socketPath = directory.appending(path: "toastd.sock").path
+        let activator = Process()
+        activator.executableURL = URL(filePath: "/usr/bin/systemd-socket-activate")
+        activator.arguments = [
+            "-l", socketPath, "--fdname=toastd", "-E", "SWIFT_BACKTRACE=enable=no",
+            DaemonFixture.binaryDirectory.appending(path: "toastd").path, "--log-level", "warning",
+        ]
+        activator.standardError = FileHandle.nullDevice
+        try activator.run()
+        defer { if activator.isRunning { activator.terminate(); activator.waitUntilExit() } }
+        for _ in 0..<200 where !FileManager.default.fileExists(atPath: socketPath) { usleep(10_000) }
+        // systemd-socket-activate waits for the first connection, then execs toastd in its place.
+        func command() -> String {
+            ((try? String(contentsOfFile: "/proc/\(activator.processIdentifier)/comm", encoding: .utf8)) ?? "")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(command().hasPrefix("systemd-socket"))
+
+        let first = try DaemonFixture.toastctl(["add", "activated"], socket: socketPath)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout == "1")
+        let list = try DaemonFixture.toastctl(["list", "--json"], socket: socketPath)
+        #expect(list.stdout.contains("activated"))
+        #expect(command() == "toastd")
+
+        // toastd stops on SIGTERM but leaves the socket file: it belongs to the service manager.
+        activator.terminate()
+        activator.waitUntilExit()
+        #expect(activator.terminationStatus == 0)
+        #expect(FileManager.default.fileExists(atPath: socketPath))
+    }
+}
