@@ -72,7 +72,7 @@ let package = Package(
         .executableTarget(name: "toast-tail", dependencies: ["ToastTail"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ToastCore", "ToastClient"]
+            dependencies: ["ToastCore", "ToastClient", "Systemd", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "ToastTailTests",

@@ -6,6 +6,8 @@
 # it); piped or in CI, it prints one line per event and ends with the show.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/ensure-packages.sh
+ensure_packages build
 
 swift build -c release 2>&1 | grep -v '^\[' || true
 BIN="$(swift build -c release --show-bin-path)"

@@ -111,6 +111,17 @@ final class ToastHub: @unchecked Sendable {
             {
                 // An add (or update) by this connection: it hears how the toast ends.
                 let toastID = ToastID(id)
+                if let toast = reply["result"]?["toast"] {
+                    logger.info(
+                        reply["result"]?["deduped"] == .bool(false) ? "toast added" : "toast updated",
+                        metadata: [
+                            "toast_id": "\(id)",
+                            "role": "\(toast["role"]?.stringValue ?? "plain")",
+                            "source": "\(toast["source"]?.stringValue ?? connection.source)",
+                            "scene": "\(toast["scene"]?.stringValue ?? "default")",
+                        ]
+                    )
+                }
                 if service.scheduler.record(toastID) != nil, !(origins[toastID]?.contains(connection.id) ?? false) {
                     origins[toastID, default: []].append(connection.id)
                 }

@@ -1,0 +1,47 @@
+import Foundation
+import Logging
+import Testing
+@testable import Systemd
+
+@Suite("Journal fields and unit files")
+struct JournalAndUnitTests {
+    @Test func metadataKeysBecomeJournalFieldNames() {
+        #expect(JournalLogHandler.fieldName("toast_id") == "TOAST_ID")
+        #expect(JournalLogHandler.fieldName("role") == "ROLE")
+        #expect(JournalLogHandler.fieldName("toast.id-x") == "TOAST_ID_X")
+        #expect(JournalLogHandler.priority(.critical) == 2)
+        #expect(JournalLogHandler.priority(.info) == 6)
+        #expect(JournalLogHandler.priority(.debug) == 7)
+    }
+
+    @Test func stderrIsTheJournalOnlyWhenJournalStreamNamesIt() throws {
+        var status = stat()
+        #expect(fstat(STDERR_FILENO, &status) == 0)
+        let mine = "\(status.st_dev):\(status.st_ino)"
+        #expect(JournalLogHandler.stderrIsJournal(environment: ["JOURNAL_STREAM": mine]))
+        #expect(!JournalLogHandler.stderrIsJournal(environment: ["JOURNAL_STREAM": "1:2"]))
+        #expect(!JournalLogHandler.stderrIsJournal(environment: [:]))
+    }
+
+    /// Both units pass `systemd-analyze verify --user` with no error and no
+    /// warning: it exits 0 on unknown keys, so any output fails the check.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")))
+    func theUnitFilesVerifyCleanly() throws {
+        let home = FileManager.default.temporaryDirectory.appending(path: "toastd-units-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let bin = home.appending(path: ".local/bin")
+        let runtime = home.appending(path: "runtime")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: DaemonFixture.binaryDirectory.appending(path: "toastd"), to: bin.appending(path: "toastd"))
+        let units = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appending(path: "systemd")
+        let outcome = try DaemonFixture.run(
+            "/usr/bin/systemd-analyze",
+            ["verify", "--user", units.appending(path: "toastd.socket").path, units.appending(path: "toastd.service").path],
+            environment: ["HOME": home.path, "XDG_RUNTIME_DIR": runtime.path, "SYSTEMD_LOG_COLOR": "0"]
+        )
+        #expect(outcome.status == 0)
+        #expect(outcome.stderr.isEmpty && outcome.stdout.isEmpty, "\(outcome.stderr)\(outcome.stdout)")
+    }
+}

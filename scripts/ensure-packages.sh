@@ -1,0 +1,22 @@
+# Sourced by the scripts: installs, with apt-get, the Debian packages that
+# are missing for the given needs. Usage: ensure_packages build [tests]
+ensure_packages() {
+    local missing=()
+    for need in "$@"; do
+        case "$need" in
+            build)
+                pkg-config --exists libsystemd 2>/dev/null || missing+=(libsystemd-dev pkg-config) ;;
+            tests)
+                command -v socat >/dev/null || missing+=(socat)
+                command -v tmux >/dev/null || missing+=(tmux)
+                command -v systemd-socket-activate >/dev/null || missing+=(systemd) ;;
+        esac
+    done
+    ((${#missing[@]})) || return 0
+    command -v apt-get >/dev/null || { echo "please install: ${missing[*]}" >&2; return 1; }
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        -o DPkg::Lock::Timeout=300 "${missing[@]}" >/dev/null
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs toastd for the current user: the binaries in ~/.local/bin, the
+# user units in ~/.config/systemd/user, shell completions and the README.
+# Then: systemctl --user enable --now toastd.socket
+#
+#   TOASTD_BIN_DIR=dir   install these binaries instead of building (release) first
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BIN_DIR="${TOASTD_BIN_DIR:-}"
+if [ -z "$BIN_DIR" ]; then
+    source scripts/ensure-packages.sh
+    ensure_packages build
+    swift build -c release 2>&1 | grep -v '^\[' || true
+    BIN_DIR="$(swift build -c release --show-bin-path)"
+fi
+PREFIX="$HOME/.local"
+UNITS="${XDG_CONFIG_HOME:-$HOME/.config}/systemd/user"
+
+install -d -m 755 "$PREFIX/bin" "$UNITS" "$PREFIX/share/doc/toastd" \
+    "$PREFIX/share/bash-completion/completions" "$PREFIX/share/zsh/site-functions" \
+    "${XDG_CONFIG_HOME:-$HOME/.config}/fish/completions"
+for tool in toastd toastctl toast-tail; do
+    install -m 755 "$BIN_DIR/$tool" "$PREFIX/bin/$tool"
+done
+# The units name %h/.local/bin/toastd, which is where it just went.
+install -m 644 systemd/toastd.socket systemd/toastd.service "$UNITS/"
+install -m 644 README.md "$PREFIX/share/doc/toastd/README.md"
+"$PREFIX/bin/toastctl" --generate-completion-script bash >"$PREFIX/share/bash-completion/completions/toastctl"
+"$PREFIX/bin/toastctl" --generate-completion-script zsh >"$PREFIX/share/zsh/site-functions/_toastctl"
+"$PREFIX/bin/toastctl" --generate-completion-script fish >"${XDG_CONFIG_HOME:-$HOME/.config}/fish/completions/toastctl.fish"
+
+if systemctl --user daemon-reload 2>/dev/null; then
+    echo "installed. Start it with: systemctl --user enable --now toastd.socket"
+else
+    echo "installed (no systemd user manager here: run $PREFIX/bin/toastd yourself)."
+fi
