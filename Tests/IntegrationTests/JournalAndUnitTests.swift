@@ -23,6 +23,19 @@ struct JournalAndUnitTests {
         #expect(!JournalLogHandler.stderrIsJournal(environment: [:]))
     }
 
+    /// Asked to log to the journal where journald is not running, toastd
+    /// writes to stderr instead of losing the line.
+    @Test(.enabled(if: !JournalLogHandler.journaldIsRunning))
+    func withoutJournaldLinesGoToStderr() throws {
+        let daemon = try DaemonFixture(arguments: ["--log-target", "journal", "--log-level", "info"])
+        #expect(try daemon.toastctl("add", "logged", "--role", "failure").status == 0)
+        daemon.process.terminate()
+        daemon.process.waitUntilExit()
+        let log = String(decoding: daemon.log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(log.contains("toast added"), "\(log)")
+        #expect(log.contains("role=failure"), "\(log)")
+    }
+
     /// Both units pass `systemd-analyze verify --user` with no error and no
     /// warning: it exits 0 on unknown keys, so any output fails the check.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")))

@@ -88,6 +88,11 @@ struct ToastTailEndToEndTests {
         let back = try tmux.waitFor(0) { $0.contains("after the restart") && $0.contains("● toastd") }
         #expect(back.contains("after the restart"), "\(back)")
         #expect(!back.contains("before the restart"), "the snapshot of the new daemon replaces the old stack")
+
+        // Ctrl-C quits and restores the terminal too.
+        try tmux.keys(0, "C-c")
+        try tmux.waitFor(0) { !$0.contains("after the restart") }
+        #expect(try tmux.format(0, "#{alternate_on} #{cursor_flag}") == "0 1")
     }
 
     @Test func linesAndJSONModesForPipes() throws {
