@@ -266,10 +266,7 @@ extension Toastctl {
         @Option(help: "Only this scene.") var scene: String?
         @Option(help: "Only these roles (repeatable).") var role: [String] = []
         func run() throws {
-            var request: [String: JSONValue] = ["op": "list"]
-            if let scene { request["scene"] = .string(scene) }
-            if !role.isEmpty { request["roles"] = .array(role.map { .string($0) }) }
-            let result = try client.perform(.object(request))
+            let result = try client.perform(SceneFilter(scene: scene, roles: role).request("list"))
             client.output(result) {
                 guard case .array(let toasts)? = result["toasts"] else { return "" }
                 return toasts.map { toast in
@@ -312,10 +309,7 @@ extension Toastctl {
         @Option(help: "Only these roles (repeatable).") var role: [String] = []
         func run() throws {
             let connection = try client.connect()
-            var request: [String: JSONValue] = ["op": "subscribe"]
-            if let scene { request["scene"] = .string(scene) }
-            if !role.isEmpty { request["roles"] = .array(role.map { .string($0) }) }
-            _ = try client.perform(.object(request), on: connection)
+            _ = try client.perform(SceneFilter(scene: scene, roles: role).request("subscribe"), on: connection)
             while true {
                 let event: JSONValue
                 do { event = try connection.readLine() } catch { throw ExitCode(0) }

@@ -106,22 +106,20 @@ final class ToastHub: @unchecked Sendable {
             break
         }
         if let reply {
-            if case .object(let members) = reply, members["ok"] == .bool(true),
-                let id = reply["result"]?["id"]?.intValue, reply["result"]?["toast"] != nil
+            if case .object(let members) = reply, members["ok"] == .bool(true), let result = members["result"],
+                let id = result["id"]?.intValue, let toast = result["toast"]
             {
                 // An add (or update) by this connection: it hears how the toast ends.
                 let toastID = ToastID(id)
-                if let toast = reply["result"]?["toast"] {
-                    logger.info(
-                        reply["result"]?["deduped"] == .bool(false) ? "toast added" : "toast updated",
-                        metadata: [
-                            "toast_id": "\(id)",
-                            "role": "\(toast["role"]?.stringValue ?? "plain")",
-                            "source": "\(toast["source"]?.stringValue ?? connection.source)",
-                            "scene": "\(toast["scene"]?.stringValue ?? "default")",
-                        ]
-                    )
-                }
+                logger.info(
+                    result["deduped"] == .bool(false) ? "toast added" : "toast updated",
+                    metadata: [
+                        "toast_id": "\(id)",
+                        "role": "\(toast["role"]?.stringValue ?? "plain")",
+                        "source": "\(toast["source"]?.stringValue ?? connection.source)",
+                        "scene": "\(toast["scene"]?.stringValue ?? "default")",
+                    ]
+                )
                 if service.scheduler.record(toastID) != nil, !(origins[toastID]?.contains(connection.id) ?? false) {
                     origins[toastID, default: []].append(connection.id)
                 }

@@ -22,10 +22,7 @@ final class Subscription {
 
     init(socketPath: String, scene: String?, roles: [String]) {
         self.socketPath = socketPath
-        var request: [String: JSONValue] = ["op": "subscribe"]
-        if let scene { request["scene"] = .string(scene) }
-        if !roles.isEmpty { request["roles"] = .array(roles.map { .string($0) }) }
-        self.request = .object(request)
+        request = SceneFilter(scene: scene, roles: roles).request("subscribe")
         clockOffset = wallClockMilliseconds() - monotonicMilliseconds()
     }
 
@@ -43,9 +40,7 @@ final class Subscription {
     func connectIfDue(model: inout TailModel) {
         guard connection == nil, monotonicMilliseconds() >= retryAt else { return }
         do {
-            let connection = try ToastConnection(path: socketPath)
-            try connection.send(request)
-            self.connection = connection
+            _ = try subscribe()
             model.link = .connecting
         } catch {
             disconnected(model: &model, why: Self.reason(error))
@@ -79,19 +74,27 @@ final class Subscription {
         return changed
     }
 
+    /// Connects and sends the subscription.
+    private func subscribe() throws -> ToastConnection {
+        let connection = try ToastConnection(path: socketPath)
+        try connection.send(request)
+        self.connection = connection
+        return connection
+    }
+
     private func disconnected(model: inout TailModel, why: String) {
         connection = nil
         retryAt = monotonicMilliseconds() + backoff
         model.link = .disconnected(why, retryAt: now + backoff)
-        backoff = min(Self.maxBackoff, backoff * 2)
+        growBackoff()
     }
 
+    private func growBackoff() { backoff = min(Self.maxBackoff, backoff * 2) }
+
+    /// Why a connection failed, in a few words (without toastctl's hint on how to start toastd).
     static func reason(_ error: any Error) -> String {
-        switch error {
-        case ToastConnection.Failure.cannotConnect(_, let reason): reason
-        case ToastConnection.Failure.closed: "toastd closed the connection"
-        default: "\(error)"
-        }
+        if case ToastConnection.Failure.cannotConnect(_, let reason) = error { return reason }
+        return "\(error)"
     }
 
     /// For the line modes: blocks until subscribed, retrying with backoff;
@@ -99,14 +102,11 @@ final class Subscription {
     func connectBlocking(onRetry: (String, Int64) -> Void) -> ToastConnection {
         while true {
             do {
-                let connection = try ToastConnection(path: socketPath)
-                try connection.send(request)
-                self.connection = connection
-                return connection
+                return try subscribe()
             } catch {
                 onRetry(Self.reason(error), backoff)
                 usleep(useconds_t(backoff * 1000))
-                backoff = min(Self.maxBackoff, backoff * 2)
+                growBackoff()
             }
         }
     }

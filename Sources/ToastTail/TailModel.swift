@@ -170,9 +170,6 @@ public struct TailModel: Sendable {
         guard let toast = toasts.removeValue(forKey: id) else { return }
         shown[toast.alignment]?.removeAll { $0 == id }
         queued[toast.alignment]?.remove(id)
-        if selected == id {
-            selected = nil
-        }
     }
 
     /// The shown toasts as drawn from the top of the screen down: the top

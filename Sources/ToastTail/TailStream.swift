@@ -42,9 +42,7 @@ enum TailStream {
     /// Prints the current stack as cards, then a status line.
     static func once(socketPath: String, scene: String, roles: [String], columns: Int, color: Bool) throws {
         let connection = try ToastConnection(path: socketPath)
-        var request: [String: JSONValue] = ["op": "list", "scene": .string(scene)]
-        if !roles.isEmpty { request["roles"] = .array(roles.map { .string($0) }) }
-        let reply = try connection.request(.object(request), timeout: 5_000)
+        let reply = try connection.request(SceneFilter(scene: scene, roles: roles).request("list"), timeout: 5_000)
         guard reply["ok"] == .bool(true), case .object(var snapshot)? = reply["result"] else {
             printError("toast-tail: \(Terminal.sanitize(reply["error"]?["message"]?.stringValue ?? "toastd refused"))")
             exit(1)
@@ -66,11 +64,5 @@ func writeLine(_ text: String) {
 func writeLine(_ bytes: [UInt8]) {
     var line = bytes
     line.append(UInt8(ascii: "\n"))
-    var offset = 0
-    while offset < line.count {
-        let written = line[offset...].withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-        if written < 0 && errno == EINTR { continue }
-        if written <= 0 { exit(0) }  // the reader went away (a closed pipe)
-        offset += written
-    }
+    if !TerminalSession.writeAll(STDOUT_FILENO, line) { exit(0) }  // the reader went away (a closed pipe)
 }

@@ -58,16 +58,20 @@ public final class TerminalSession {
     }
 
     public func write(_ text: String) {
-        var bytes = Array(text.utf8)
+        _ = Self.writeAll(output, Array(text.utf8))
+    }
+
+    /// Writes every byte to `fd`, retrying interrupted and partial writes;
+    /// false if the descriptor fails (a closed terminal or pipe).
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeMutableBytes { Glibc.write(output, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                return
-            }
+            let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            if written <= 0 { return false }
             offset += written
         }
+        return true
     }
 
     deinit { restore() }
