@@ -281,6 +281,14 @@ struct DaemonIntegrationTests {
         #expect(try DaemonFixture.toastctl(["add", "room again"], socket: daemon.socket).status == 0)
     }
 
+    @Test(arguments: [["--max-visible-top", "0"], ["--max-visible-center", "101"], ["--max-connections", "0"], ["--subscriber-lag-timeout", "0"]])
+    func outOfRangeFlagsAreUsageErrors(flags: [String]) throws {
+        let toastd = DaemonFixture.binaryDirectory.appending(path: "toastd").path
+        let outcome = try DaemonFixture.run(toastd, ["--socket", "/nonexistent/toastd.sock"] + flags)
+        #expect(outcome.status == 64, "\(outcome.stderr)")  // ArgumentParser's EX_USAGE
+        #expect(outcome.stderr.contains(flags[0]), "\(outcome.stderr)")
+    }
+
     /// Runs as root (as CI does) so that it can act as a second user, `nobody`.
     @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
     func peerCredentialsRefuseOtherUsersAndOptionallyRoot() throws {
