@@ -137,6 +137,7 @@ struct TargetOptions: ParsableArguments {
 extension Toastctl {
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Show a toast and print its id.",
             discussion: "With --wait, block until it ends and print the invoked action's id, or the reason it ended."
         )
@@ -192,7 +193,8 @@ extension Toastctl {
     }
 
     struct Update: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Change fields of a live toast (e.g. its progress).")
+        static let configuration = CommandConfiguration(
+            commandName: "update", abstract: "Change fields of a live toast (e.g. its progress).")
         @OptionGroup var client: ClientOptions
         @OptionGroup var target: TargetOptions
         @Option(help: "A new message.") var message: String?
@@ -219,21 +221,24 @@ extension Toastctl {
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "End a toast (as its program).")
+        static let configuration = CommandConfiguration(
+            commandName: "remove", abstract: "End a toast (as its program).")
         @OptionGroup var client: ClientOptions
         @OptionGroup var target: TargetOptions
         func run() throws { try client.performPrintingID(target.members(op: "remove")) }
     }
 
     struct Dismiss: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Dismiss a toast (as a person); refused if it is not dismissible.")
+        static let configuration = CommandConfiguration(
+            commandName: "dismiss", abstract: "Dismiss a toast (as a person); refused if it is not dismissible.")
         @OptionGroup var client: ClientOptions
         @OptionGroup var target: TargetOptions
         func run() throws { try client.performPrintingID(target.members(op: "dismiss")) }
     }
 
     struct Invoke: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Invoke one of a toast's actions.")
+        static let configuration = CommandConfiguration(
+            commandName: "invoke", abstract: "Invoke one of a toast's actions.")
         @OptionGroup var client: ClientOptions
         @OptionGroup var target: TargetOptions
         @Option(help: "The action's id.") var action: String
@@ -245,7 +250,8 @@ extension Toastctl {
     }
 
     struct Clear: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "End every dismissible toast of a scene, an alignment, or all.")
+        static let configuration = CommandConfiguration(
+            commandName: "clear", abstract: "End every dismissible toast of a scene, an alignment, or all.")
         @OptionGroup var client: ClientOptions
         @Option(help: "Only this scene.") var scene: String?
         @Option(help: "Only this alignment.") var alignment: String?
@@ -261,7 +267,8 @@ extension Toastctl {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List live toasts.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List live toasts.")
         @OptionGroup var client: ClientOptions
         @Option(help: "Only this scene.") var scene: String?
         @Option(help: "Only these roles (repeatable).") var role: [String] = []
@@ -279,19 +286,22 @@ extension Toastctl {
     }
 
     struct Pause: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Do not disturb: show nothing new until resume.")
+        static let configuration = CommandConfiguration(
+            commandName: "pause", abstract: "Do not disturb: show nothing new until resume.")
         @OptionGroup var client: ClientOptions
         func run() throws { client.output(try client.perform(["op": "pause"])) { "paused" } }
     }
 
     struct Resume: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show what waited, in order.")
+        static let configuration = CommandConfiguration(
+            commandName: "resume", abstract: "Show what waited, in order.")
         @OptionGroup var client: ClientOptions
         func run() throws { client.output(try client.perform(["op": "resume"])) { "resumed" } }
     }
 
     struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The daemon's counters.")
+        static let configuration = CommandConfiguration(
+            commandName: "status", abstract: "The daemon's counters.")
         @OptionGroup var client: ClientOptions
         func run() throws {
             let result = try client.perform(["op": "status"])
@@ -303,7 +313,8 @@ extension Toastctl {
     }
 
     struct Watch: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Subscribe and print events as they happen, one per line.")
+        static let configuration = CommandConfiguration(
+            commandName: "watch", abstract: "Subscribe and print events as they happen, one per line.")
         @OptionGroup var client: ClientOptions
         @Option(help: "Only this scene.") var scene: String?
         @Option(help: "Only these roles (repeatable).") var role: [String] = []
@@ -319,7 +330,8 @@ extension Toastctl {
     }
 
     struct Raw: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Send one JSON request line and print the reply line.")
+        static let configuration = CommandConfiguration(
+            commandName: "raw", abstract: "Send one JSON request line and print the reply line.")
         @OptionGroup var client: ClientOptions
         @Argument(help: "The request, e.g. '{\"op\":\"status\"}'.") var line: String
         func run() throws {

@@ -10,6 +10,7 @@ extension Toastctl {
     /// runs, replaced in place by its result.
     struct Run: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "run",
             abstract: "Run a command under a progress HUD, then show how it went.",
             discussion: """
                 Shows an indefinite, non-dismissible progress HUD naming the command while it runs, then \

@@ -1,13 +1,7 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// A JSON document as a plain value.
 ///
-/// toastd parses each wire line into a `JSONValue` (Foundation's parser does
-/// the parsing), then maps it onto typed requests by hand, so that every
+/// toastd parses each wire line into a `JSONValue` (with `JSONParser`), then
+/// maps it onto typed requests by hand, so that every
 /// rejected field gets an error that names it. Encoding is done here, not by
 /// `JSONEncoder`, because the output must be byte-for-byte deterministic
 /// (keys sorted, one spelling per number) for the protocol transcripts and
@@ -38,61 +32,28 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
 
 // MARK: - Parsing
 
-extension JSONValue: Decodable {
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Int64.self) {
-            self = .int(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .double(value)
-        } else if let value = try? container.decode([String: JSONValue].self) {
-            self = .object(value)
-        } else {
-            self = .array(try container.decode([JSONValue].self))
-        }
-    }
-}
-
 public enum JSONParseFailure: Error, Sendable, Equatable {
     case invalidUTF8
     case invalidJSON(String)
 }
 
 extension JSONValue {
-    /// Parses one complete JSON text. Invalid UTF-8 is reported apart from
-    /// malformed JSON so that the wire error can say which it was.
+    /// Parses one complete JSON text (see `JSONParser`). Invalid UTF-8 is
+    /// reported apart from malformed JSON so that the wire error can say
+    /// which it was.
     public static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(JSONParseFailure) -> JSONValue {
-        let data = Data(bytes)
-        if String(validating: data, as: UTF8.self) == nil {
-            throw .invalidUTF8
-        }
-        do {
-            return try JSONDecoder().decode(JSONValue.self, from: data)
-        } catch {
-            throw .invalidJSON(Self.describe(error))
-        }
+        let result = bytes.withContiguousStorageIfAvailable(Self.parseResult)
+            ?? Array(bytes).withUnsafeBufferPointer(Self.parseResult)
+        return try result.get()
     }
 
     public static func parse(_ text: String) throws(JSONParseFailure) -> JSONValue {
-        try parse(Array(text.utf8))
+        var text = text
+        return try text.withUTF8(Self.parseResult).get()
     }
 
-    private static func describe(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.dataCorrupted(let context):
-            if let underlying = context.underlyingError {
-                return "\(underlying)"
-            }
-            return context.debugDescription
-        default:
-            return "\(error)"
-        }
+    private static func parseResult(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, JSONParseFailure> {
+        Result { () throws(JSONParseFailure) in try JSONParser.parse(buffer) }
     }
 }
 

@@ -1,0 +1,294 @@
+/// A strict RFC 8259 parser from UTF-8 bytes straight to `JSONValue`.
+///
+/// toastd used Foundation's `JSONDecoder` through `Decodable` at first. It
+/// was the largest cost on both sides of the socket: a `toastctl add` spent
+/// half its instructions decoding one reply, and the daemon spent most of an
+/// add in it (docs/BENCHMARKS.md has the profiles). This parser reads one
+/// pass over the bytes with no dynamic casts, reports where a line went
+/// wrong, and is compiled with the rest of ToastCore, so the fuzzer's
+/// coverage reaches it.
+///
+/// Limits that keep hostile input harmless: nesting deeper than
+/// `maximumDepth` is an error (every walk over a `JSONValue` recurses), and
+/// numbers outside the range of `Double` are an error, never infinity.
+struct JSONParser: ~Copyable {
+    static let maximumDepth = 64
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+    private var depth = 0
+
+    private init(bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseFailure) -> JSONValue {
+        if !isASCII(bytes), String(validating: bytes, as: UTF8.self) == nil {
+            throw .invalidUTF8
+        }
+        var parser = JSONParser(bytes: bytes)
+        parser.skipWhitespace()
+        let value = try parser.parseValue()
+        parser.skipWhitespace()
+        if parser.index < bytes.count {
+            throw parser.failure("unexpected \(parser.describeCurrent()) after the JSON value")
+        }
+        return value
+    }
+
+    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var union: UInt8 = 0
+        for byte in bytes { union |= byte }
+        return union < 0x80
+    }
+
+    // MARK: - Values
+
+    private mutating func parseValue() throws(JSONParseFailure) -> JSONValue {
+        guard index < bytes.count else { throw failure("unexpected end of line, expected a value") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw failure("unexpected \(describeCurrent()), expected a value")
+        }
+    }
+
+    private mutating func parseObject() throws(JSONParseFailure) -> JSONValue {
+        try enterContainer()
+        index += 1  // {
+        var members: [String: JSONValue] = [:]
+        skipWhitespace()
+        if consume(UInt8(ascii: "}")) {
+            depth -= 1
+            return .object(members)
+        }
+        while true {
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                throw failure("unexpected \(describeCurrent()), expected a member name in quotes")
+            }
+            let keyOffset = index
+            let key = try parseString()
+            skipWhitespace()
+            guard consume(UInt8(ascii: ":")) else { throw failure("unexpected \(describeCurrent()), expected ':'") }
+            skipWhitespace()
+            let value = try parseValue()
+            if members.updateValue(value, forKey: key) != nil {
+                throw JSONParseFailure.invalidJSON("duplicate member \"\(key)\" at byte \(keyOffset)")
+            }
+            skipWhitespace()
+            if consume(UInt8(ascii: ",")) {
+                skipWhitespace()
+                continue
+            }
+            guard consume(UInt8(ascii: "}")) else { throw failure("unexpected \(describeCurrent()), expected ',' or '}'") }
+            depth -= 1
+            return .object(members)
+        }
+    }
+
+    private mutating func parseArray() throws(JSONParseFailure) -> JSONValue {
+        try enterContainer()
+        index += 1  // [
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if consume(UInt8(ascii: "]")) {
+            depth -= 1
+            return .array(elements)
+        }
+        while true {
+            elements.append(try parseValue())
+            skipWhitespace()
+            if consume(UInt8(ascii: ",")) {
+                skipWhitespace()
+                continue
+            }
+            guard consume(UInt8(ascii: "]")) else { throw failure("unexpected \(describeCurrent()), expected ',' or ']'") }
+            depth -= 1
+            return .array(elements)
+        }
+    }
+
+    private mutating func enterContainer() throws(JSONParseFailure) {
+        depth += 1
+        if depth > Self.maximumDepth { throw failure("nested deeper than \(Self.maximumDepth) levels") }
+    }
+
+    // MARK: - Strings
+
+    private mutating func parseString() throws(JSONParseFailure) -> String {
+        let opening = index
+        index += 1  // "
+        let start = index
+        // The common case: no escapes, so the bytes are the string.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                index += 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { throw failure("unescaped control character 0x\(hex(byte)) in a string") }
+            index += 1
+        }
+        guard index < bytes.count else {
+            throw JSONParseFailure.invalidJSON("unterminated string starting at byte \(opening)")
+        }
+        var utf8 = Array(bytes[start..<index])
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                return String(decoding: utf8, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                try parseEscape(into: &utf8)
+            case 0..<0x20:
+                throw failure("unescaped control character 0x\(hex(byte)) in a string")
+            default:
+                utf8.append(byte)
+                index += 1
+            }
+        }
+        throw JSONParseFailure.invalidJSON("unterminated string starting at byte \(opening)")
+    }
+
+    private mutating func parseEscape(into utf8: inout [UInt8]) throws(JSONParseFailure) {
+        index += 1  // backslash
+        guard index < bytes.count else { throw failure("unterminated escape") }
+        let letter = bytes[index]
+        index += 1
+        switch letter {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(letter)
+        case UInt8(ascii: "b"): utf8.append(0x08)
+        case UInt8(ascii: "f"): utf8.append(0x0C)
+        case UInt8(ascii: "n"): utf8.append(0x0A)
+        case UInt8(ascii: "r"): utf8.append(0x0D)
+        case UInt8(ascii: "t"): utf8.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = UInt32(try parseHex4())
+            if (0xD800..<0xDC00).contains(scalar) {
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                    throw failure("a high surrogate escape without its low surrogate")
+                }
+                index += 2
+                let low = UInt32(try parseHex4())
+                guard (0xDC00..<0xE000).contains(low) else { throw failure("a high surrogate escape without its low surrogate") }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00..<0xE000).contains(scalar) {
+                throw failure("a low surrogate escape without its high surrogate")
+            }
+            utf8.append(contentsOf: UTF8.encode(Unicode.Scalar(scalar)!)!)
+        default:
+            index -= 1
+            throw failure("unknown escape \\\(describeCurrent())")
+        }
+    }
+
+    private mutating func parseHex4() throws(JSONParseFailure) -> UInt16 {
+        guard index + 4 <= bytes.count else { throw failure("a \\u escape needs four hex digits") }
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw failure("a \\u escape needs four hex digits")
+            }
+            value = value << 4 | UInt16(digit)
+            index += 1
+        }
+        return value
+    }
+
+    // MARK: - Numbers and literals
+
+    /// `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`. Integers that fit
+    /// become `.int`, everything else `.double`.
+    private mutating func parseNumber() throws(JSONParseFailure) -> JSONValue {
+        let start = index
+        _ = consume(UInt8(ascii: "-"))
+        guard index < bytes.count, isDigit(bytes[index]) else { throw failure("a number needs a digit after '-'") }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < bytes.count, isDigit(bytes[index]) { throw failure("a number may not have a leading zero") }
+        } else {
+            skipDigits()
+        }
+        var isInteger = true
+        if consume(UInt8(ascii: ".")) {
+            isInteger = false
+            guard index < bytes.count, isDigit(bytes[index]) else { throw failure("a number needs a digit after '.'") }
+            skipDigits()
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            isInteger = false
+            index += 1
+            if !consume(UInt8(ascii: "+")) { _ = consume(UInt8(ascii: "-")) }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw failure("a number needs a digit in its exponent") }
+            skipDigits()
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        if isInteger, let integer = Int64(text) { return .int(integer) }
+        guard let number = Double(text), number.isFinite else {
+            throw JSONParseFailure.invalidJSON("number \(text.prefix(32)) at byte \(start) is out of range")
+        }
+        return .double(number)
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseFailure) {
+        let count = literal.utf8CodeUnitCount
+        let matches = index + count <= bytes.count
+            && literal.withUTF8Buffer { expected in
+                expected.elementsEqual(UnsafeBufferPointer(rebasing: bytes[index..<index + count]))
+            }
+        guard matches else { throw failure("unexpected \(describeCurrent()), expected a value") }
+        index += count
+    }
+
+    // MARK: - Helpers
+
+    private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    private mutating func skipDigits() {
+        while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func consume(_ byte: UInt8) -> Bool {
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
+
+    private func describeCurrent() -> String {
+        guard index < bytes.count else { return "end of line" }
+        let byte = bytes[index]
+        if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
+        return "byte 0x\(hex(byte))"
+    }
+
+    private func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]], as: UTF8.self)
+    }
+
+    private func failure(_ message: String) -> JSONParseFailure {
+        .invalidJSON("\(message) at byte \(index)")
+    }
+}
