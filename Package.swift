@@ -75,6 +75,14 @@ let package = Package(
             dependencies: ["ToastCore", "ToastClient", "Systemd", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
+            name: "ToastClientTests",
+            dependencies: [
+                "ToastClient", "ToastCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
             name: "ToastTailTests",
             dependencies: ["ToastTail", "ToastCore"],
             exclude: ["Golden"]

@@ -4,6 +4,11 @@ import Glibc
 
 /// The process environment as a dictionary, without Foundation.
 public enum ProcessInfoEnvironment {
+    /// One variable, straight from `getenv`.
+    public static func value(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
     public static var current: [String: String] {
         var result: [String: String] = [:]
         var pointer = environ

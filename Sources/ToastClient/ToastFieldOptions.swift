@@ -20,9 +20,41 @@ public struct ToastFieldOptions: ParsableArguments {
     @Option(help: "never, presentation or always.", completion: .list(CancellationPolicy.allCases.map(\.rawValue))) var cancellation: String?
     @Option(help: "contextChanged or presentationDismissed (repeatable).", completion: .list(["contextChanged", "presentationDismissed"])) var invalidation: [String] = []
 
+    /// The options' values, as a plain value.
+    var values: ToastFields {
+        ToastFields(
+            title: title, icon: icon, role: role, duration: duration, alignment: alignment, scene: scene,
+            reuseID: reuseID, progress: progress, notDismissible: notDismissible, closeButton: closeButton,
+            actions: actions, source: source, cancellation: cancellation, invalidation: invalidation
+        )
+    }
+}
+
+/// The toast fields a command line gave, before they become the `toast`
+/// member of an add.
+struct ToastFields: Equatable {
+    var title: String?
+    var icon: String?
+    var role: String?
+    var duration: String?
+    var alignment: String?
+    var scene: String?
+    var reuseID: String?
+    var progress: String?
+    var notDismissible = false
+    var closeButton = false
+    var actions: [String] = []
+    var source: String?
+    var cancellation: String?
+    var invalidation: [String] = []
+
+    struct Invalid: Error {
+        var message: String
+    }
+
     /// The `toast` member of an add, checked locally with the protocol's own
     /// rules, so that a bad option is a usage error (exit 2).
-    func toastJSON(message: String) throws -> JSONValue {
+    func toastJSON(message: String) throws(Invalid) -> JSONValue {
         var members: [String: JSONValue] = ["message": .string(message)]
         if let title { members["title"] = .string(title) }
         if let icon { members["icon"] = .string(icon) }
@@ -42,7 +74,7 @@ public struct ToastFieldOptions: ParsableArguments {
         do {
             _ = try WireDecoder.decodeToast(toast)
         } catch {
-            throw ValidationError(error.fieldDescription)
+            throw Invalid(message: error.fieldDescription)
         }
         return toast
     }
@@ -52,9 +84,9 @@ public struct ToastFieldOptions: ParsableArguments {
         return .string(text)
     }
 
-    static func action(_ text: String) throws -> JSONValue {
+    static func action(_ text: String) throws(Invalid) -> JSONValue {
         guard let colon = text.firstIndex(of: ":"), colon != text.startIndex, text.index(after: colon) != text.endIndex else {
-            throw ValidationError("--action takes ID:LABEL, e.g. undo:Undo (got '\(text)')")
+            throw Invalid(message: "--action takes ID:LABEL, e.g. undo:Undo (got '\(text)')")
         }
         return ["id": .string(String(text[..<colon])), "label": .string(String(text[text.index(after: colon)...]))]
     }

@@ -31,6 +31,10 @@ public struct Toastctl: ParsableCommand {
     /// Runs toastctl with usage errors mapped to exit status 2.
     public static func main(arguments: [String]) -> Never {
         do {
+            if let quick = QuickAdd(arguments: arguments) {
+                try Add.add(quick.toast, wait: false, timeout: nil, client: quick)
+                Glibc.exit(0)
+            }
             var command = try parseAsRoot(arguments)
             try command.run()
             Glibc.exit(0)
@@ -49,15 +53,24 @@ public struct Toastctl: ParsableCommand {
 }
 
 /// Options every subcommand has.
-struct ClientOptions: ParsableArguments {
+struct ClientOptions: ParsableArguments, ClientContext {
     @Option(help: "The toastd socket (default: $TOASTD_SOCKET, else $XDG_RUNTIME_DIR/toastd.sock).")
     var socket: String?
 
     @Flag(help: "Print the reply's result as JSON, for scripts and jq.")
     var json = false
+}
 
+/// Where toastd is and how to print its answers: what every command needs,
+/// whether ArgumentParser or `QuickAdd` read its arguments.
+protocol ClientContext {
+    var socket: String? { get }
+    var json: Bool { get }
+}
+
+extension ClientContext {
     var socketPath: String {
-        SocketLocation.resolve(explicit: socket, environment: ProcessInfoEnvironment.current, uid: getuid())
+        SocketLocation.resolve(explicit: socket, variable: ProcessInfoEnvironment.value, uid: getuid())
     }
 
     func connect() throws -> ToastConnection {
@@ -75,21 +88,21 @@ struct ClientOptions: ParsableArguments {
         let connection = try connection ?? connect()
         let reply: JSONValue
         do {
-            reply = try connection.request(request, timeout: Self.replyTimeout)
+            reply = try connection.request(request, timeout: replyTimeout)
         } catch .timedOut {
-            printError("toastctl: toastd at \(socketPath) accepted the connection but did not reply within \(Self.replyTimeout / 1000) s")
+            printError("toastctl: toastd at \(socketPath) accepted the connection but did not reply within \(replyTimeout / 1000) s")
             throw ExitCode(1)
         } catch {
             printError("toastctl: \(error)")
             throw ExitCode(1)
         }
-        return try Self.result(of: reply)
+        return try result(of: reply)
     }
 
     /// How long a command waits for its reply (a restarting daemon may take a few seconds).
-    static let replyTimeout = 30_000
+    var replyTimeout: Int { 30_000 }
 
-    static func result(of reply: JSONValue) throws -> JSONValue {
+    func result(of reply: JSONValue) throws -> JSONValue {
         if reply["ok"] == .bool(true) { return reply["result"] ?? [:] }
         let code = reply["error"]?["code"]?.stringValue ?? "error"
         let message = reply["error"]?["message"]?.stringValue ?? "toastd refused the request"
@@ -148,17 +161,27 @@ extension Toastctl {
         @Option(help: "With --wait: give up after this many seconds (the toast is removed).") var timeout: Double?
 
         func run() throws {
+            let toast: JSONValue
+            do {
+                toast = try fields.values.toastJSON(message: message)
+            } catch let invalid {
+                throw ValidationError(invalid.message)
+            }
+            try Self.add(toast, wait: wait, timeout: timeout, client: client)
+        }
+
+        static func add(_ toast: JSONValue, wait: Bool, timeout: Double?, client: some ClientContext) throws {
             let connection = try client.connect()
-            let result = try client.perform(["op": "add", "toast": try fields.toastJSON(message: message)], on: connection)
+            let result = try client.perform(["op": "add", "toast": toast], on: connection)
             guard let id = result["id"]?.intValue else { throw ExitCode(1) }
             guard wait else {
                 client.output(result) { "\(id)" }
                 return
             }
-            try Self.waitForEnd(of: id, on: connection, timeout: timeout, client: client)
+            try waitForEnd(of: id, on: connection, timeout: timeout, client: client)
         }
 
-        static func waitForEnd(of id: Int64, on connection: ToastConnection, timeout: Double?, client: ClientOptions) throws {
+        static func waitForEnd(of id: Int64, on connection: ToastConnection, timeout: Double?, client: some ClientContext) throws {
             let deadline = timeout.map { monotonicMilliseconds() + Int64($0 * 1000) }
             var action: String?
             while true {
@@ -210,8 +233,8 @@ extension Toastctl {
             if let title { patch["title"] = .string(title) }
             if let icon { patch["icon"] = .string(icon) }
             if let role { patch["role"] = .string(role) }
-            if let duration { patch["duration"] = ToastFieldOptions.numberOrName(duration) }
-            if let progress { patch["progress"] = ToastFieldOptions.numberOrName(progress) }
+            if let duration { patch["duration"] = ToastFields.numberOrName(duration) }
+            if let progress { patch["progress"] = ToastFields.numberOrName(progress) }
             guard !patch.isEmpty else { throw ValidationError("give at least one field to change") }
             var request = target.members(op: "update")
             request["toast"] = .object(patch)
