@@ -64,13 +64,15 @@ public final class ToastConnection {
         try sendLine(WireEncoder.line(request))
     }
 
-    /// Sends raw bytes; a newline is appended if missing.
+    /// Sends raw bytes; a newline is appended if missing. A daemon that has
+    /// closed the connection is an error here, never a SIGPIPE that kills
+    /// the calling process (MSG_NOSIGNAL).
     public func sendLine(_ bytes: [UInt8]) throws(Failure) {
         var bytes = bytes
         if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
         var offset = 0
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            let written = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if written < 0 {
                 if errno == EINTR { continue }
                 throw .io("writing to toastd: \(String(cString: strerror(errno)))")
