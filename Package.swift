@@ -69,6 +69,10 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "toastctl", dependencies: ["ToastClient"]),
+        // The scheduler's invariants as a checker, and the fuzzer's input format.
+        .target(name: "ToastFuzzing", dependencies: ["ToastCore"]),
+        // libFuzzer's entry point (scripts/fuzz.sh); an empty program otherwise.
+        .executableTarget(name: "toast-fuzz", dependencies: ["ToastFuzzing"]),
         .executableTarget(name: "toast-tail", dependencies: ["ToastTail"]),
         .testTarget(
             name: "IntegrationTests",
@@ -91,6 +95,7 @@ let package = Package(
             name: "ToastCoreTests",
             dependencies: [
                 "ToastCore",
+                "ToastFuzzing",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -2,6 +2,7 @@ import PropertyBased
 import Testing
 
 @testable import ToastCore
+import ToastFuzzing
 
 /// Random command sequences against the invariants of the scheduler.
 /// Each step is one integer, decoded into a command, so that a failing
@@ -17,68 +18,35 @@ struct SchedulerPropertyTests {
     /// returns every event for the determinism check.
     static func run(_ steps: [Int]) -> [ToastEvent] {
         var machine = SchedulerStateMachine(configuration: configuration)
+        var invariants = SchedulerInvariants(configuration: configuration)
         var now: ToastInstant = 0
         var all: [ToastEvent] = []
-        var entered: Set<ToastID> = []
-        var ended: [ToastID: Int] = [:]
-        var lastPresented: [StackKey: ToastID] = [:]
 
-        func check(_ events: [ToastEvent], step: Int) {
-            for event in events {
-                if let previous = all.last {
-                    #expect(event.seq == previous.seq + 1, "sequence numbers must increase by one")
-                    #expect(event.time >= previous.time, "time must not go backwards")
-                }
-                all.append(event)
-                guard let record = event.record else { continue }
-                #expect(ended[record.id] == nil, "event \(event.name) for toast \(record.id) after its end")
-                switch event.kind {
-                case .queued:
-                    #expect(entered.insert(record.id).inserted, "toast \(record.id) entered twice")
-                case .presented:
-                    entered.insert(record.id)
-                    if let last = lastPresented[record.stack] {
-                        #expect(record.id > last, "FIFO: \(record.id) presented after \(last) in \(record.stack)")
-                    }
-                    lastPresented[record.stack] = record.id
-                case .dismissed, .cancelled:
-                    #expect(entered.contains(record.id), "toast \(record.id) ended without entering")
-                    ended[record.id, default: 0] += 1
-                default:
-                    break
-                }
-            }
-            let snapshot = machine.snapshot()
-            for stack in snapshot.stacks {
-                #expect(stack.shown <= configuration.maxVisible(stack.key.alignment), "too many shown in \(stack.key)")
-                if !snapshot.paused && stack.queued > 0 {
-                    #expect(stack.shown == stack.maxVisible, "a toast waits while its stack has a free slot")
-                }
-            }
-            #expect(snapshot.toasts.count { $0.state == .shown } == machine.shownCount)
-            #expect(snapshot.toasts.count { $0.state == .queued } == machine.queuedCount)
-            #expect(snapshot.toasts.count <= configuration.maxToasts)
-            if let deadline = machine.armedDeadline { #expect(deadline > now, "an overdue timer stayed armed") }
-        }
-
-        for (index, step) in steps.enumerated() {
+        for step in steps {
             if let advance = Self.advance(step) {
                 let target = now + advance
                 while let deadline = machine.armedDeadline, deadline <= target {
-                    check(machine.handle(.tick, now: deadline).events, step: index)
+                    Self.step(&machine, &invariants, &all, .tick, at: deadline)
                 }
                 now = target
             } else {
-                check(machine.handle(command(step), now: now).events, step: index)
+                Self.step(&machine, &invariants, &all, command(step), at: now)
             }
+            invariants.check(machine, now: now)
         }
         // Finally end everything: every toast that entered ends exactly once.
-        check(machine.handle(.resume, now: now).events, step: steps.count)
-        check(machine.handle(.clear(ClearScope(force: true)), now: now).events, step: steps.count)
-        #expect(machine.count == 0)
-        #expect(Set(ended.keys) == entered)
-        #expect(ended.values.allSatisfy { $0 == 1 })
+        invariants.finish(&machine, now: now)
+        #expect(invariants.violations == [], "steps: \(steps)")
         return all
+    }
+
+    private static func step(
+        _ machine: inout SchedulerStateMachine, _ invariants: inout SchedulerInvariants, _ all: inout [ToastEvent],
+        _ command: SchedulerCommand, at time: ToastInstant
+    ) {
+        let events = machine.handle(command, now: time).events
+        invariants.observe(events)
+        all += events
     }
 
     static func advance(_ step: Int) -> ToastInstant? {

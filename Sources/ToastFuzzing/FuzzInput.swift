@@ -1,0 +1,78 @@
+import ToastCore
+
+/// Turns arbitrary bytes into a session with the scheduler, the way the
+/// fuzzer and the regression tests replay it.
+///
+/// The bytes are split into lines. A line `@N` lets N milliseconds pass on
+/// the virtual clock (at most a day), firing due timers at their instants.
+/// A line `~SOURCE` switches the connection's default source (as a new
+/// client would), and any other line is a protocol request, handled exactly
+/// as toastd handles a line from a socket. After every step the
+/// `SchedulerInvariants` are checked, and every reply must be JSON that
+/// reads back to itself. At the end every toast is ended, and each must
+/// have ended exactly once.
+public enum FuzzInput {
+    public static let configuration = SchedulerConfiguration(
+        maxVisibleTop: 2, maxVisibleCenter: 1, maxVisibleBottom: 3, maxToasts: 64, maxToastsPerSource: 24
+    )
+    /// At most this many lines are replayed, so one input stays fast.
+    public static let maximumLines = 400
+
+    /// Replays `bytes` and returns every broken promise (empty if none).
+    public static func run(_ bytes: UnsafeBufferPointer<UInt8>) -> [String] {
+        var service = ToastService(configuration: configuration)
+        var invariants = SchedulerInvariants(configuration: configuration)
+        var now: ToastInstant = 0
+        var source = "fuzz"
+        var replyViolations: [String] = []
+
+        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).prefix(maximumLines) {
+            switch line.first {
+            case UInt8(ascii: "@"):
+                now += milliseconds(line.dropFirst())
+                invariants.observe(events(of: service.advance(to: now)))
+            case UInt8(ascii: "~"):
+                source = String(decoding: line.dropFirst().prefix(32), as: UTF8.self)
+            default:
+                let response = service.respond(toLine: line, defaultSource: source, now: now)
+                invariants.observe(response.events)
+                if let reply = response.reply, let problem = readsBack(reply) {
+                    if replyViolations.count < 5 { replyViolations.append(problem) }
+                }
+            }
+            invariants.check(service.scheduler, now: now)
+        }
+        var scheduler = service.scheduler
+        invariants.finish(&scheduler, now: now)
+        return replyViolations + invariants.violations
+    }
+
+    public static func run(_ bytes: [UInt8]) -> [String] {
+        bytes.withUnsafeBufferPointer { run($0) }
+    }
+
+    static func events(of effects: [SchedulerEffect]) -> [ToastEvent] {
+        effects.compactMap { effect in
+            if case .publish(let event) = effect { return event }
+            return nil
+        }
+    }
+
+    /// Decimal digits as milliseconds, capped at one day; anything else is 1 ms.
+    static func milliseconds(_ digits: UnsafeBufferPointer<UInt8>.SubSequence) -> ToastInstant {
+        var value: ToastInstant = 0
+        for byte in digits.prefix(9) {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { break }
+            value = value * 10 + ToastInstant(byte - UInt8(ascii: "0"))
+        }
+        return min(max(value, 1), 86_400_000)
+    }
+
+    /// A reply must serialize to JSON that parses back to the same bytes.
+    static func readsBack(_ reply: JSONValue) -> String? {
+        let text = reply.serialized
+        guard let parsed = try? JSONValue.parse(text) else { return "the reply \(text.prefix(200)) is not valid JSON" }
+        guard parsed.serialized == text else { return "the reply \(text.prefix(200)) does not read back to itself" }
+        return nil
+    }
+}
