@@ -155,9 +155,16 @@ public final class ToastConnection {
         }
     }
 
-    /// One request, its reply.
+    /// One request, its reply. If toastd hung up before the request went
+    /// out, the line it wrote before closing (a refusal such as
+    /// `too_many_connections`) is the reply.
     public func request(_ request: JSONValue, timeout: Int? = nil) throws(Failure) -> JSONValue {
-        try send(request)
+        do {
+            try send(request)
+        } catch {
+            if let refusal = try? readReply(timeout: 1_000), refusal["ok"] == false { return refusal }
+            throw error
+        }
         return try readReply(timeout: timeout)
     }
 }

@@ -140,7 +140,9 @@ struct DaemonIntegrationTests {
     }
 
     @Test func aStalledSubscriberNeitherBlocksOthersNorGrowsMemory() throws {
-        let daemon = try DaemonFixture(arguments: ["--subscriber-buffer-bytes", "65536", "--subscriber-lag-timeout", "120"])
+        // 3,000 events of ~500 bytes overflow 512 KiB thrice over; the room is
+        // for the healthy readers, which run slowly under ThreadSanitizer.
+        let daemon = try DaemonFixture(arguments: ["--subscriber-buffer-bytes", "524288", "--subscriber-lag-timeout", "120"])
         let stalled = try daemon.connect()
         try stalled.send(["op": "subscribe"])  // and does not read until the flood is over
         let healthy = try (0..<4).map { _ in try daemon.subscribe() }
@@ -270,8 +272,12 @@ struct DaemonIntegrationTests {
 
     @Test func connectionsBeyondTheLimitAreRefusedWithATypedError() throws {
         let daemon = try DaemonFixture(arguments: ["--max-connections", "3"])
-        usleep(100_000)  // the fixture's readiness probe has closed
-        var open = try (0..<3).map { _ in try daemon.connect() }
+        // Until toastd has seen the fixture's readiness probe close, it still counts it.
+        let first = try daemon.connect()
+        for _ in 0..<100 where try first.request(["op": "status"], timeout: 5_000)["result"]?["connections"] != 1 {
+            usleep(20_000)
+        }
+        var open = try [first] + (0..<2).map { _ in try daemon.connect() }
         for connection in open { #expect(try connection.request(["op": "status"], timeout: 5_000)["ok"] == true) }
         let refused = try DaemonFixture.toastctl(["add", "one too many"], socket: daemon.socket)
         #expect(refused.status == 1)
