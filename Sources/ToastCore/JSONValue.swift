@@ -90,7 +90,7 @@ extension JSONValue {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            let keys = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            let keys = members.keys.sorted(by: Self.precedesInUTF8)
             for (index, key) in keys.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
                 Self.writeString(key, into: &out)
@@ -101,7 +101,21 @@ extension JSONValue {
         }
     }
 
-    private static func writeNumber(_ value: Double, into out: inout [UInt8]) {
+    /// Byte order of the UTF-8 forms: the canonical order of object keys.
+    static func precedesInUTF8(_ lhs: String, _ rhs: String) -> Bool {
+        var lhs = lhs
+        var rhs = rhs
+        return lhs.withUTF8 { left in
+            rhs.withUTF8 { right in
+                for index in 0..<min(left.count, right.count) where left[index] != right[index] {
+                    return left[index] < right[index]
+                }
+                return left.count < right.count
+            }
+        }
+    }
+
+    static func writeNumber(_ value: Double, into out: inout [UInt8]) {
         guard value.isFinite else {
             // JSON has no spelling for these; validation keeps them out of
             // every toast, so this is only a last line of defence.
@@ -117,21 +131,34 @@ extension JSONValue {
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
-    private static func writeString(_ value: String, into out: inout [UInt8]) {
+    static func writeString(_ value: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x00..<0x20, 0x7F:
-                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                out.append(hexDigits[Int(byte >> 4)])
-                out.append(hexDigits[Int(byte & 0x0F)])
-            default:
-                out.append(byte)
+        var value = value
+        value.withUTF8 { utf8 in
+            // Most strings need no escape: copy them whole.
+            var needsEscape = false
+            for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F {
+                needsEscape = true
+                break
+            }
+            if !needsEscape {
+                out.append(contentsOf: utf8)
+                return
+            }
+            for byte in utf8 {
+                switch byte {
+                case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+                case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+                case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+                case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+                case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+                case 0x00..<0x20, 0x7F:
+                    out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                    out.append(hexDigits[Int(byte >> 4)])
+                    out.append(hexDigits[Int(byte & 0x0F)])
+                default:
+                    out.append(byte)
+                }
             }
         }
         out.append(UInt8(ascii: "\""))

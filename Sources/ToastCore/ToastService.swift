@@ -15,9 +15,49 @@ public struct ToastService: Sendable {
     public struct Response: Sendable {
         /// The reply to send back, or `nil` when `directive` asks the caller
         /// to build it (subscribe, status).
-        public var reply: JSONValue?
+        public var reply: JSONValue? {
+            switch stored {
+            case .none: nil
+            case .value(let value): value
+            case .scheduler(let ref, let result): WireEncoder.reply(ref: ref, result.map(WireEncoder.result))
+            }
+        }
+        /// The reply's line, newline included; the scheduler's replies are
+        /// written straight to bytes (`WireEncoder.replyLine`).
+        public var replyLine: [UInt8]? {
+            switch stored {
+            case .none: nil
+            case .value(let value): WireEncoder.line(value)
+            case .scheduler(let ref, .success(let result)): WireEncoder.replyLine(ref: ref, result)
+            case .scheduler(let ref, .failure(let error)): WireEncoder.line(WireEncoder.failure(ref: ref, error: error))
+            }
+        }
+        /// What the scheduler answered, when the request was a command it carried out.
+        public var schedulerReply: SchedulerReply? {
+            if case .scheduler(_, .success(let result)) = stored { return result }
+            return nil
+        }
         public var effects: [SchedulerEffect]
         public var directive: Directive?
+
+        enum Stored: Sendable {
+            case none
+            case value(JSONValue)
+            case scheduler(ref: JSONValue?, Result<SchedulerReply, ToastError>)
+        }
+
+        var stored: Stored
+
+        init(reply: JSONValue?, effects: [SchedulerEffect], directive: Directive? = nil) {
+            stored = reply.map(Stored.value) ?? .none
+            self.effects = effects
+            self.directive = directive
+        }
+
+        init(ref: JSONValue?, result: Result<SchedulerReply, ToastError>, effects: [SchedulerEffect]) {
+            stored = .scheduler(ref: ref, result)
+            self.effects = effects
+        }
 
         public var events: [ToastEvent] {
             effects.compactMap { effect in
@@ -56,10 +96,7 @@ public struct ToastService: Sendable {
                 command = .add(toast)
             }
             let transition = scheduler.handle(command, now: now)
-            return Response(
-                reply: WireEncoder.reply(ref: ref, transition.reply.map(WireEncoder.result)),
-                effects: transition.effects
-            )
+            return Response(ref: ref, result: transition.reply, effects: transition.effects)
         case .hello(let hello):
             guard hello.version == ProtocolInfo.version else {
                 let error = ToastError(

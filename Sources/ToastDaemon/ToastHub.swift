@@ -90,7 +90,7 @@ final class ToastHub: @unchecked Sendable {
         loop.preconditionInEventLoop()
         guard let connection = connections[id] else { return }
         let response = service.respond(toLine: line.readableBytesView, defaultSource: connection.source, now: clock.now())
-        var reply = response.reply
+        var reply = response.replyLine
         var snapshotAfterReply = false
         switch response.directive {
         case .hello(let hello)?:
@@ -99,33 +99,33 @@ final class ToastHub: @unchecked Sendable {
         case .subscribe(let filter, let snapshot)?:
             connection.subscription = filter
             snapshotAfterReply = snapshot
-            reply = WireEncoder.ok(ref: refOf(line), result: ["subscribed": true])
+            reply = WireEncoder.line(WireEncoder.ok(ref: refOf(line), result: ["subscribed": true]))
         case .status?:
-            reply = WireEncoder.ok(ref: refOf(line), result: status())
+            reply = WireEncoder.line(WireEncoder.ok(ref: refOf(line), result: status()))
         case nil:
             break
         }
-        if let reply {
-            if case .object(let members) = reply, members["ok"] == .bool(true), let result = members["result"],
-                let id = result["id"]?.intValue, let toast = result["toast"]
-            {
-                // An add (or update) by this connection: it hears how the toast ends.
-                let toastID = ToastID(id)
-                logger.info(
-                    result["deduped"] == .bool(false) ? "toast added" : "toast updated",
-                    metadata: [
-                        "toast_id": "\(id)",
-                        "role": "\(toast["role"]?.stringValue ?? "plain")",
-                        "source": "\(toast["source"]?.stringValue ?? connection.source)",
-                        "scene": "\(toast["scene"]?.stringValue ?? "default")",
-                    ]
-                )
-                if service.scheduler.record(toastID) != nil, !(origins[toastID]?.contains(connection.id) ?? false) {
-                    origins[toastID, default: []].append(connection.id)
-                }
+        switch response.schedulerReply {
+        case .added(let record, _, _), .updated(let record):
+            // An add (or update) by this connection: it hears how the toast ends.
+            var isNew = false
+            if case .added(_, false, _) = response.schedulerReply { isNew = true }
+            logger.info(
+                isNew ? "toast added" : "toast updated",
+                metadata: [
+                    "toast_id": "\(record.id)",
+                    "role": "\(record.toast.role.rawValue)",
+                    "source": "\(record.toast.source ?? connection.source)",
+                    "scene": "\(record.toast.scene)",
+                ]
+            )
+            if service.scheduler.record(record.id) != nil, !(origins[record.id]?.contains(connection.id) ?? false) {
+                origins[record.id, default: []].append(connection.id)
             }
-            send(ByteBuffer(bytes: WireEncoder.line(reply)), to: connection, force: true)
+        default:
+            break
         }
+        if let reply { send(ByteBuffer(bytes: reply), to: connection, force: true) }
         if snapshotAfterReply { sendSnapshot(to: connection) }
         apply(response.effects)
     }
@@ -182,7 +182,7 @@ final class ToastHub: @unchecked Sendable {
     }
 
     private func publish(_ event: ToastEvent, touched: inout [Int: Connection]) {
-        let bytes = ByteBuffer(bytes: WireEncoder.line(WireEncoder.event(event)))
+        let bytes = ByteBuffer(bytes: WireEncoder.eventLine(event))
         var delivered: Set<Int> = []
         for connection in connections.values {
             guard let filter = connection.subscription, filter.matches(event) else { continue }

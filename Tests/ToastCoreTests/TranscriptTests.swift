@@ -71,7 +71,7 @@ enum Transcript {
 
         func output(_ effects: [SchedulerEffect]) {
             for case .publish(let event) in effects {
-                produced.append("* " + WireEncoder.event(event).serialized + "\n")
+                produced.append("* " + String(decoding: WireEncoder.eventLine(event), as: UTF8.self))
             }
         }
 
@@ -86,10 +86,11 @@ enum Transcript {
                 result.blessed += line + "\n"
                 result.requests += 1
                 let response = service.respond(toLine: Array(line.dropFirst(2).utf8), defaultSource: nil, now: now)
-                guard let reply = response.reply else {
+                // The line toastd sends, written directly where it can be.
+                guard let reply = response.replyLine else {
                     throw Malformed(description: "transcripts cannot hold connection-level requests: \(line)")
                 }
-                produced.append("< " + reply.serialized + "\n")
+                produced.append("< " + String(decoding: reply, as: UTF8.self))
                 output(response.effects)
             } else if line.hasPrefix("@") {
                 guard let time = ToastInstant(line.dropFirst()), time >= now else {

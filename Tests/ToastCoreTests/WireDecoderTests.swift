@@ -1,3 +1,4 @@
+import PropertyBased
 import Testing
 
 @testable import ToastCore
@@ -155,5 +156,45 @@ struct JSONEncodingTests {
     @Test func parseAndSerializeRoundTrip() throws {
         let text = #"{"a":[1,-2,3.25,"x",{"y":null}],"b":false}"#
         #expect(try JSONValue.parse(text).serialized == text)
+    }
+}
+
+@Suite("Event lines written directly")
+struct EventLineTests {
+    /// The direct writer must give exactly the canonical bytes of the
+    /// `JSONValue` form, for every kind of event and every field a toast
+    /// can carry: the scheduler property test's random sessions make them.
+    @Test func eventLinesMatchTheCanonicalForm() async {
+        await propertyCheck(count: 60, input: SchedulerPropertyTests.steps) { steps in
+            for event in SchedulerPropertyTests.run(steps) {
+                let direct = String(decoding: WireEncoder.eventLine(event), as: UTF8.self)
+                #expect(direct == WireEncoder.event(event).serialized + "\n")
+            }
+        }
+    }
+
+    @Test func textNeedingEscapesIsEscapedAlike() {
+        let record = ToastRecord(
+            id: 7, toast: Toast(message: "a\"b\\c\n\u{1B}[2J é 🍞", title: "t\u{7F}", icon: "🍞", reuseID: "r\u{0}", source: "s\t"),
+            state: .shown, repeatCount: 2, createdAt: 5, presentedAt: 6, expiresAt: 9
+        )
+        let event = ToastEvent(seq: 3, time: 6, kind: .action(record, actionID: "x\"y"))
+        #expect(String(decoding: WireEncoder.eventLine(event), as: UTF8.self) == WireEncoder.event(event).serialized + "\n")
+    }
+}
+
+extension EventLineTests {
+    /// Replies that carry a toast are written directly too: same bytes.
+    @Test func replyLinesMatchTheCanonicalForm() async {
+        await propertyCheck(count: 60, input: SchedulerPropertyTests.steps) { steps in
+            var machine = SchedulerStateMachine(configuration: SchedulerPropertyTests.configuration)
+            for (index, step) in steps.enumerated() where SchedulerPropertyTests.advance(step) == nil {
+                let refs: [JSONValue?] = [nil, .int(Int64(index)), .string("r\"\(index)"), ["b": 1, "a": [true]]]
+                let ref = refs[index % refs.count]
+                guard case .success(let reply) = machine.handle(SchedulerPropertyTests.command(step), now: Int64(index)).reply else { continue }
+                let direct = String(decoding: WireEncoder.replyLine(ref: ref, reply), as: UTF8.self)
+                #expect(direct == WireEncoder.ok(ref: ref, result: WireEncoder.result(reply)).serialized + "\n")
+            }
+        }
     }
 }
