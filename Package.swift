@@ -69,6 +69,19 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "toastctl", dependencies: ["ToastClient"]),
+        // Benchmarks and the soak: load generators, baselines, the report (scripts/bench.sh).
+        .target(
+            name: "ToastBench",
+            dependencies: [
+                "ToastCore", "ToastDaemon",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "toast-bench",
+            dependencies: ["ToastBench", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         // The scheduler's invariants as a checker, and the fuzzer's input format.
         .target(name: "ToastFuzzing", dependencies: ["ToastCore"]),
         // libFuzzer's entry point (scripts/fuzz.sh); an empty program otherwise.

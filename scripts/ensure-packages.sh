@@ -10,6 +10,14 @@ ensure_packages() {
                 command -v socat >/dev/null || missing+=(socat)
                 command -v tmux >/dev/null || missing+=(tmux)
                 command -v systemd-socket-activate >/dev/null || missing+=(systemd) ;;
+            bench)
+                command -v cc >/dev/null || missing+=(gcc libc6-dev)
+                command -v socat >/dev/null || missing+=(socat) ;;
+            dunst)
+                command -v dunst >/dev/null || missing+=(dunst)
+                command -v Xvfb >/dev/null || missing+=(xvfb xauth)
+                command -v notify-send >/dev/null || missing+=(libnotify-bin)
+                command -v dbus-daemon >/dev/null || missing+=(dbus-daemon) ;;
         esac
     done
     ((${#missing[@]})) || return 0

@@ -1,7 +1,7 @@
 import NIOCore
 
 /// One framed request line, or the news that a line was too long.
-enum FramedLine {
+public enum FramedLine: Sendable {
     case line(ByteBuffer)
     /// A line exceeded the limit; its bytes are being discarded up to its newline.
     case tooLong
@@ -10,18 +10,19 @@ enum FramedLine {
 /// Splits the byte stream at newlines, with a bound on the line length.
 /// An over-long line is reported once, as soon as it passes the bound, and
 /// then skipped up to its newline, so memory per connection stays bounded
-/// and the connection stays usable. A trailing `\r` is dropped.
-struct LineFramer: ByteToMessageDecoder {
-    typealias InboundOut = FramedLine
+/// and the connection stays usable. A trailing `\r` is dropped. Public so
+/// that the benchmark's echo baseline frames lines exactly as toastd does.
+public struct LineFramer: ByteToMessageDecoder {
+    public typealias InboundOut = FramedLine
 
     let maxLineBytes: Int
     private var discarding = false
 
-    init(maxLineBytes: Int) {
+    public init(maxLineBytes: Int) {
         self.maxLineBytes = maxLineBytes
     }
 
-    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+    public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         guard let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
             if buffer.readableBytes > maxLineBytes {
                 if !discarding {
@@ -49,7 +50,7 @@ struct LineFramer: ByteToMessageDecoder {
     }
 
     /// A last line without its newline (`printf '...' | socat`) still counts.
-    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+    public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
         while try decode(context: context, buffer: &buffer) == .continue {}
         if buffer.readableBytes > 0 && !discarding {
             let line = buffer.readSlice(length: buffer.readableBytes)!

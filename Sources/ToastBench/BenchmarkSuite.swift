@@ -1,0 +1,185 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every scenario of docs/BENCHMARKS.md, each with its baselines measured
+/// in the same run, printed as Markdown tables as they finish.
+public struct BenchmarkSuite {
+    public struct Programs: Sendable {
+        public var toastd: String
+        public var toastctl: String
+        /// bench/oneshot.c, built with cc.
+        public var cOneShot: String
+        /// bench/echo.c, built with cc.
+        public var cEcho: String
+        /// This program, which serves the swift-nio echo baseline.
+        public var bench: String
+        public var socat: String?
+        /// notify-send, when a dunst on a private bus is ready (scripts/bench.sh --with-dunst).
+        public var notifySend: String?
+        public var dunstPID: Int32?
+
+        public init(toastd: String, toastctl: String, cOneShot: String, cEcho: String, bench: String) {
+            self.toastd = toastd
+            self.toastctl = toastctl
+            self.cOneShot = cOneShot
+            self.cEcho = cEcho
+            self.bench = bench
+        }
+    }
+
+    public var programs: Programs
+    /// Fewer samples, for a quick look (the numbers are then rougher).
+    public var quick: Bool
+    public var print: (String) -> Void
+
+    public init(programs: Programs, quick: Bool, print: @escaping (String) -> Void) {
+        self.programs = programs
+        self.quick = quick
+        self.print = print
+    }
+
+    /// toastd as the benchmarks run it: logging only notices (an info line
+    /// per toast would measure the logger), and limits high enough for 1M toasts.
+    func startToastd() throws -> ServerUnderTest {
+        try ServerUnderTest(
+            name: "toastd", executable: programs.toastd,
+            arguments: [
+                "--socket", "{socket}", "--log-level", "notice", "--log-target", "stderr", "--max-toasts", "2000000",
+                "--max-toasts-per-source", "2000000", "--max-connections", "1024",
+            ]
+        )
+    }
+
+    public func runAll() throws {
+        try oneShot()
+        try ingest()
+        try fanOut()
+        try memory()
+        scheduler()
+    }
+
+    // MARK: - 1. One-shot add
+
+    public func oneShot() throws {
+        let server = try startToastd()
+        defer { server.stop() }
+        let line = #"{"op":"add","toast":{"message":"x"}}"# + "\n"
+        let lineFile = server.directory + "/add.json"
+        try writeFile(lineFile, line)
+        var clients = [
+            OneShotBenchmark.Client(name: "C floor (bench/oneshot.c)", executable: programs.cOneShot, arguments: [server.socket, "x"]),
+            OneShotBenchmark.Client(name: "toastctl add", executable: programs.toastctl, arguments: ["add", "--socket", server.socket, "x"]),
+        ]
+        if let socat = programs.socat {
+            clients.append(.init(name: "socat", executable: socat, arguments: ["-", "UNIX-CONNECT:\(server.socket)"], stdin: lineFile))
+        }
+        if let notifySend = programs.notifySend {
+            clients.append(.init(name: "notify-send → dunst", executable: notifySend, arguments: ["x"]))
+        }
+        let results = try OneShotBenchmark.run(clients, rounds: quick ? 3 : 10, runs: quick ? 10 : 30)
+        let floor = results[clients[0].name]!.median
+        let toastctl = results[clients[1].name]!.median
+        var table = Table("client", "median ms", "p99 ms", "× C floor", "runs")
+        for client in clients {
+            let samples = results[client.name]!
+            table.add(client.name, Figure.fixed(samples.median), Figure.fixed(samples.percentile(99)), Figure.ratio(samples.median / floor), "\(samples.count)")
+        }
+        print("## 1. One-shot add\n\n" + table.markdown + "\n")
+        var verdict = "toastctl / C floor = \(Figure.ratio(toastctl / floor)) (target ≤ 2×)"
+        if let notify = results["notify-send → dunst"] {
+            verdict += "; notify-send / toastctl = \(Figure.ratio(notify.median / toastctl)) (target ≥ 3×)"
+        }
+        print(verdict + "\n")
+    }
+
+    // MARK: - 2. Ingest
+
+    public func ingest() throws {
+        let total = quick ? 40_000 : 200_000
+        var table = Table("server", "connections", "acked adds/s", "× toastd", "errors")
+        var peakKiB = 0
+        for connections in [1, 16] {
+            let perConnection = total / connections
+            var rows: [(String, IngestBenchmark.Result)] = []
+            let servers: [(String, () throws -> ServerUnderTest)] = [
+                ("C line echo", { try ServerUnderTest(name: "c-echo", executable: self.programs.cEcho, arguments: ["{socket}"]) }),
+                ("swift-nio line echo", { try ServerUnderTest(name: "nio-echo", executable: self.programs.bench, arguments: ["nio-echo", "--socket", "{socket}"]) }),
+                ("toastd", startToastd),
+            ]
+            for (name, start) in servers {
+                var best: IngestBenchmark.Result?
+                for _ in 0..<(quick ? 1 : 3) {
+                    let server = try start()
+                    let result = try IngestBenchmark.run(socket: server.socket, connections: connections, perConnection: perConnection)
+                    if name == "toastd" { peakKiB = max(peakKiB, server.process.memory.peak) }
+                    server.stop()
+                    if best == nil || result.perSecond > best!.perSecond { best = result }
+                }
+                rows.append((name, best!))
+            }
+            let toastd = rows.last!.1.perSecond
+            for (name, result) in rows {
+                table.add(name, "\(connections)", Figure.count(result.perSecond), Figure.ratio(result.perSecond / toastd), "\(result.errors)")
+            }
+        }
+        print("## 2. Ingest (\(Figure.count(Double(total))) realistic adds, pipelined; best of runs)\n\n" + table.markdown + "\n")
+        print("toastd peak RSS during ingest: \(Figure.fixed(Double(peakKiB) / 1024, 1)) MiB\n")
+    }
+
+    // MARK: - 3. Fan-out
+
+    public func fanOut() throws {
+        var table = Table("subscribers", "p50 µs", "p99 µs", "samples")
+        for subscribers in [1, 16, 128] {
+            let server = try startToastd()
+            defer { server.stop() }
+            let latencies = try FanOutBenchmark.run(socket: server.socket, subscribers: subscribers, samples: quick ? 100 : 400)
+            table.add("\(subscribers)", Figure.fixed(latencies.median, 0), Figure.fixed(latencies.percentile(99), 0), "\(latencies.count)")
+        }
+        print("## 3. Fan-out latency (add written → presented read)\n\n" + table.markdown + "\n")
+    }
+
+    // MARK: - 4. Memory
+
+    public func memory() throws {
+        let server = try startToastd()
+        defer { server.stop() }
+        let result = try MemoryBenchmark.run(server: server, counts: [10_000, 100_000])
+        var table = Table("state", "toastd RSS MiB")
+        table.add("idle", Figure.fixed(Double(result.idle) / 1024, 1))
+        for (count, rss) in result.queued {
+            table.add("\(Figure.count(Double(count))) toasts queued", Figure.fixed(Double(rss) / 1024, 1))
+        }
+        if let dunst = programs.dunstPID {
+            table.add("dunst idle (peer)", Figure.fixed(Double(ChildProcess.memory(of: dunst).rss) / 1024, 1))
+        }
+        print("## 4. Memory\n\n" + table.markdown + "\n")
+        if let last = result.queued.last, let first = result.queued.first, last.count > first.count {
+            let perToast = Double((last.rss - first.rss) * 1024) / Double(last.count - first.count)
+            print("About \(Figure.count(perToast)) bytes per queued toast.\n")
+        }
+    }
+
+    // MARK: - 5. Scheduler
+
+    public func scheduler() {
+        let sizes = [1_000, 100_000, 1_000_000]
+        var table = Table(["operation"] + sizes.map { "\(Figure.count(Double($0))) held, ns/op" } + ["1M / 1k"])
+        for operation in SchedulerBenchmark.Operation.allCases {
+            var medians: [Double] = []
+            for size in sizes {
+                let samples = SchedulerBenchmark.run(operation, held: size, batch: quick ? 2_000 : 10_000, repeats: quick ? 3 : 7)
+                medians.append(samples.median)
+            }
+            table.rows.append([operation.rawValue] + medians.map { Figure.fixed($0, 0) } + [Figure.ratio(medians.last! / medians.first!)])
+        }
+        print("## 5. Scheduler (pure state machine, median of batches)\n\n" + table.markdown + "\n")
+    }
+}
+
+extension Table {
+    public init(_ header: [String]) {
+        self.header = header
+    }
+}

@@ -1,0 +1,34 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// toastd's resident memory idle and with many toasts waiting.
+public enum MemoryBenchmark {
+    public struct Result: Sendable {
+        /// KiB.
+        public var idle: Int
+        /// KiB with each count of toasts queued, in order.
+        public var queued: [(count: Int, rss: Int)]
+    }
+
+    /// Adds indefinite toasts to one stack (three shown, the rest queued)
+    /// until each of `counts` is held, and reads VmRSS at each.
+    public static func run(server: ServerUnderTest, counts: [Int]) throws -> Result {
+        usleep(300_000)
+        let idle = server.process.memory.rss
+        var held = 0
+        var queued: [(Int, Int)] = []
+        for count in counts {
+            var lines: [UInt8] = []
+            for index in held..<count {
+                lines += Array(#"{"op":"add","toast":{"message":"deploy \#(index) waiting for approval","title":"Deploy","role":"info","duration":"indefinite","source":"bench"}}"#.utf8)
+                lines.append(10)
+            }
+            _ = try IngestBenchmark.run(socket: server.socket, batches: [lines], perConnection: count - held)
+            held = count
+            usleep(300_000)
+            queued.append((count, server.process.memory.rss))
+        }
+        return Result(idle: idle, queued: queued)
+    }
+}

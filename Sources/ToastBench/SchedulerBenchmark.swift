@@ -1,0 +1,66 @@
+import ToastCore
+
+/// The pure scheduler's cost per operation with N toasts already held, to
+/// show that it stays flat as N grows: every lookup is a hash, queues
+/// remove lazily and deadlines sit in a heap.
+///
+/// - add: a new toast joins a stack whose queue holds the N toasts.
+/// - dedupe: an add whose reuse identifier names a queued toast (update in place).
+/// - remove: a queued toast is removed by id.
+/// - expire: a shown toast's lifetime ends and the next queued one is presented.
+public enum SchedulerBenchmark {
+    public enum Operation: String, CaseIterable, Sendable {
+        case add, dedupe, remove, expire
+    }
+
+    /// Nanoseconds per operation: the median of `repeats` timed batches.
+    public static func run(_ operation: Operation, held: Int, batch: Int, repeats: Int) -> Samples {
+        var samples = Samples()
+        for _ in 0..<repeats {
+            var machine = filled(held: held, expiring: operation == .expire)
+            let count = min(batch, held / 2)
+            var now: ToastInstant = 1
+            let start: UInt64
+            switch operation {
+            case .add:
+                let toasts = (0..<count).map { Toast(message: "new \($0)", duration: .indefinite, source: "bench") }
+                start = monotonicNanoseconds()
+                for toast in toasts { _ = machine.handle(.add(toast), now: now) }
+            case .dedupe:
+                let toasts = (0..<count).map { Toast(message: "again \($0)", duration: .indefinite, reuseID: "r\($0)", source: "bench") }
+                start = monotonicNanoseconds()
+                for toast in toasts { _ = machine.handle(.add(toast), now: now) }
+            case .remove:
+                // Ids 1...held were given in order; the shown ones are 1...3.
+                start = monotonicNanoseconds()
+                for id in 0..<count { _ = machine.handle(.remove(.id(ToastID(held - id))), now: now) }
+            case .expire:
+                // Three shown toasts expire together each second.
+                let ticks = max(1, count / 3)
+                start = monotonicNanoseconds()
+                for _ in 0..<ticks {
+                    now += 1_000
+                    _ = machine.handle(.tick, now: now)
+                }
+                let elapsed = monotonicNanoseconds() - start
+                samples.append(Double(elapsed) / Double(ticks * 3))
+                continue
+            }
+            samples.append(Double(monotonicNanoseconds() - start) / Double(count))
+            withExtendedLifetime(machine) {}
+        }
+        return samples
+    }
+
+    /// A scheduler holding `held` toasts in one stack: 3 shown, the rest
+    /// queued; every toast has a reuse identifier.
+    static func filled(held: Int, expiring: Bool) -> SchedulerStateMachine {
+        let configuration = SchedulerConfiguration(maxToasts: held * 2 + 10, maxToastsPerSource: held * 2 + 10)
+        var machine = SchedulerStateMachine(configuration: configuration)
+        let duration: ToastDuration = expiring ? .seconds(1) : .indefinite
+        for index in 0..<held {
+            _ = machine.handle(.add(Toast(message: "held \(index)", duration: duration, reuseID: "r\(index)", source: "bench")), now: 0)
+        }
+        return machine
+    }
+}

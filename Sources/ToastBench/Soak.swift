@@ -1,0 +1,333 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Everything at once against one real toastd, then the checks that it
+/// came through whole. See docs/BENCHMARKS.md ("Soak") for the bounds.
+///
+/// During the run: `clients` connections add toasts (some with a reuse
+/// identifier, so they update in place) and update their own toasts;
+/// `subscribers` subscribers read every event, `stalled` of them never
+/// read after subscribing; `hostile` clients send garbage, oversized lines,
+/// invalid UTF-8 and half lines, then vanish; `churners` connect and
+/// disconnect in a tight loop.
+///
+/// Afterwards: toastd still answers `status` and shows a new toast at
+/// once; its peak RSS stayed under `rssLimitKiB`; its open descriptors
+/// are back to where they were before the run; and every add it
+/// acknowledged entered each healthy subscriber's stream exactly once and
+/// ended there exactly once.
+public struct Soak: Sendable {
+    public var seconds: Double
+    public var clients = 200
+    public var subscribers = 20
+    public var stalled = 5
+    public var hostile = 8
+    public var churners = 4
+    public var rssLimitKiB = 256 * 1024
+
+    public init(seconds: Double) { self.seconds = seconds }
+
+    public struct Report: Sendable {
+        public var acknowledged = 0
+        public var deduped = 0
+        public var updates = 0
+        public var refusals = 0
+        public var hostileConnections = 0
+        public var churnConnections = 0
+        public var eventsPerHealthySubscriber = 0
+        public var peakRSSKiB = 0
+        public var descriptorsBefore = 0
+        public var descriptorsAfter = 0
+        public var statusMilliseconds = 0.0
+        public var failures: [String] = []
+    }
+
+    /// What one healthy subscriber saw of each toast.
+    struct Seen {
+        var entered: [Int: Int] = [:]
+        var ended: [Int: Int] = [:]
+        var events = 0
+        var lagged = false
+    }
+
+    public func run(server: ServerUnderTest) throws -> Report {
+        var report = Report()
+        let process = server.process
+        report.descriptorsBefore = process.openFileDescriptors
+        let deadline = monotonicNanoseconds() + UInt64(seconds * 1e9)
+        let healthyCount = subscribers - stalled
+
+        // Subscribers first, so that they see every toast from its start.
+        let listeners = try (0..<subscribers).map { _ in try LineSocket(path: server.socket) }
+        for listener in listeners {
+            try listener.write(#"{"op":"subscribe","snapshot":false}"# + "\n")
+            _ = try listener.readLine()
+        }
+        let stalledListeners = Array(listeners[healthyCount...])
+        let healthy = Array(listeners[..<healthyCount])
+
+        let acked = Locked(Set<Int>())
+        let counters = Locked(Report())
+        let loadDone = Locked(false)
+        let seen = Locked([Seen](repeating: Seen(), count: healthyCount))
+        let peak = Locked(0)
+
+        let workers = clients + hostile + churners
+        onThreads(healthyCount + workers + 1, stackSize: 256 << 10) { index in
+            if index < healthyCount {
+                seen.withLock { $0[index] = Self.watch(healthy[index], until: { loadDone.current }) }
+            } else if index < healthyCount + clients {
+                Self.client(index - healthyCount, socket: server.socket, deadline: deadline, acked: acked, counters: counters)
+            } else if index < healthyCount + clients + hostile {
+                Self.hostileClient(index, socket: server.socket, deadline: deadline, counters: counters)
+            } else if index < healthyCount + workers {
+                Self.churner(socket: server.socket, deadline: deadline, counters: counters)
+            } else {
+                // The monitor: RSS while the load runs, then end every toast.
+                while monotonicNanoseconds() < deadline {
+                    let rss = process.memory.rss
+                    peak.withLock { $0 = max($0, rss) }
+                    usleep(100_000)
+                }
+                usleep(500_000)  // the clients' last replies
+                if let control = try? LineSocket(path: server.socket) {
+                    try? control.write(#"{"op":"clear","force":true}"# + "\n")
+                    _ = try? control.readLine()
+                }
+                usleep(1_000_000)  // the subscribers drain the last events
+                loadDone.withLock { $0 = true }
+            }
+        }
+        for listener in stalledListeners { listener.close() }
+
+        let totals = counters.current
+        report.acknowledged = acked.current.count
+        report.deduped = totals.deduped
+        report.updates = totals.updates
+        report.refusals = totals.refusals
+        report.hostileConnections = totals.hostileConnections
+        report.churnConnections = totals.churnConnections
+        report.peakRSSKiB = max(peak.current, process.memory.peak > 0 ? 0 : 0)
+        report.failures = totals.failures
+
+        // Every acknowledged add: entered once and ended once, at every healthy subscriber.
+        let ids = acked.current
+        for (index, subscriber) in seen.current.enumerated() {
+            report.eventsPerHealthySubscriber = max(report.eventsPerHealthySubscriber, subscriber.events)
+            if subscriber.lagged { report.failures.append("healthy subscriber \(index) was lagged") }
+            let missing = ids.filter { subscriber.entered[$0] != 1 || subscriber.ended[$0] != 1 }
+            if let id = missing.first {
+                report.failures.append(
+                    "subscriber \(index): \(missing.count) acknowledged toasts not seen exactly once with an end, e.g. \(id) "
+                        + "(entered \(subscriber.entered[id] ?? 0), ended \(subscriber.ended[id] ?? 0))"
+                )
+            }
+        }
+        for listener in healthy { listener.close() }
+
+        // Still responsive: status at once, and a new toast reaches a new subscriber.
+        do {
+            let start = monotonicNanoseconds()
+            let probe = try LineSocket(path: server.socket)
+            try probe.write(#"{"op":"status"}"# + "\n")
+            let reply = try probe.readLine(timeout: 2_000)
+            report.statusMilliseconds = Double(monotonicNanoseconds() - start) / 1e6
+            if !reply[...].starts(with: "{\"ok\":true") { report.failures.append("status after the soak: \(String(decoding: reply, as: UTF8.self))") }
+            let watcher = try LineSocket(path: server.socket)
+            try watcher.write(#"{"op":"subscribe","snapshot":false}"# + "\n")
+            _ = try watcher.readLine(timeout: 2_000)
+            try probe.write(#"{"op":"add","toast":{"message":"still here","duration":"short"}}"# + "\n")
+            _ = try probe.readLine(timeout: 2_000)
+            let event = try watcher.readLine(timeout: 2_000)
+            if !event[...].starts(with: "{\"event\":\"presented\"") {
+                report.failures.append("after the soak a new toast gave \(String(decoding: event.prefix(80), as: UTF8.self))")
+            }
+        } catch {
+            report.failures.append("toastd is not responsive after the soak: \(error)")
+        }
+
+        // Descriptors back to the baseline once every connection is gone.
+        for _ in 0..<50 {
+            report.descriptorsAfter = process.openFileDescriptors
+            if report.descriptorsAfter <= report.descriptorsBefore { break }
+            usleep(100_000)
+        }
+        if report.descriptorsAfter > report.descriptorsBefore {
+            report.failures.append("toastd holds \(report.descriptorsAfter) descriptors, \(report.descriptorsBefore) before")
+        }
+        report.peakRSSKiB = peak.current
+        if report.peakRSSKiB > rssLimitKiB {
+            report.failures.append("peak RSS \(report.peakRSSKiB) KiB, over the bound of \(rssLimitKiB) KiB")
+        }
+        if report.acknowledged == 0 { report.failures.append("no add was acknowledged") }
+        return report
+    }
+
+    // MARK: - The parts
+
+    /// Reads events until told to stop, noting each toast's entry and end.
+    static func watch(_ listener: LineSocket, until done: () -> Bool) -> Seen {
+        var seen = Seen()
+        while !done() {
+            _ = listener.readLines(timeout: 100) { line in
+                seen.events += 1
+                if line.starts(with: "{\"event\":\"lagged\"") { seen.lagged = true }
+                guard let id = toastID(in: line) else { return }
+                if line.starts(with: "{\"event\":\"queued\"") {
+                    seen.entered[id, default: 0] += 1
+                } else if line.starts(with: "{\"event\":\"presented\"") {
+                    // Presented without a queued before it: entered at once.
+                    if seen.entered[id] == nil { seen.entered[id] = 1 }
+                } else if line.starts(with: "{\"event\":\"dismissed\"") || line.starts(with: "{\"event\":\"cancelled\"") {
+                    seen.ended[id, default: 0] += 1
+                }
+            }
+        }
+        return seen
+    }
+
+    /// The toast's id in an event line: the first `"id":` followed by a
+    /// digit (action ids are strings; keys are sorted, so nothing else
+    /// numeric is called "id").
+    static func toastID(in line: ArraySlice<UInt8>) -> Int? {
+        let key = Array(#""id":"#.utf8)
+        var index = line.startIndex
+        while index + key.count < line.endIndex {
+            if line[index] == key[0], line[index..<index + key.count].elementsEqual(key) {
+                var cursor = index + key.count
+                guard line[cursor] >= 48 && line[cursor] <= 57 else {
+                    index = cursor
+                    continue
+                }
+                var value = 0
+                while cursor < line.endIndex, line[cursor] >= 48, line[cursor] <= 57 {
+                    value = value * 10 + Int(line[cursor] - 48)
+                    cursor += 1
+                }
+                return value
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// Adds (a third with a reuse identifier) and updates its last toast,
+    /// at a human-ish pace, until the deadline.
+    static func client(_ number: Int, socket: String, deadline: UInt64, acked: Locked<Set<Int>>, counters: Locked<Report>) {
+        guard let connection = try? LineSocket(path: socket) else {
+            counters.withLock { $0.failures.append("client \(number) could not connect") }
+            return
+        }
+        var sequence = 0
+        var lastID: Int?
+        var ids: [Int] = []
+        var deduped = 0
+        var updates = 0
+        var refusals = 0
+        while monotonicNanoseconds() < deadline {
+            sequence += 1
+            let line: String
+            if let id = lastID, sequence % 4 == 0 {
+                line = #"{"op":"update","id":\#(id),"patch":{"progress":0.\#(sequence % 10)}}"#
+                updates += 1
+            } else {
+                let reuse = sequence % 3 == 0 ? #","reuseId":"r\#(sequence % 5)""# : ""
+                let duration = ["0.1", "0.2", "0.3"][sequence % 3]
+                line = #"{"op":"add","toast":{"message":"client \#(number) #\#(sequence)","scene":"c\#(number)","duration":\#(duration),"source":"client-\#(number)"\#(reuse)}}"#
+            }
+            do {
+                try connection.write(line + "\n")
+                var reply: ArraySlice<UInt8>?
+                while reply == nil {
+                    guard connection.readLines(timeout: 10_000, { received in
+                        // The adding connection also gets its toasts' end events.
+                        if reply == nil && !received.starts(with: "{\"ev") && !received.starts(with: "{\"ac") { reply = received }
+                    }) else { throw BenchError("no reply within 10 s") }
+                }
+                guard let reply else { continue }
+                if reply.starts(with: "{\"ok\":true"), line.hasPrefix(#"{"op":"add""#), let id = toastID(in: reply) {
+                    ids.append(id)
+                    lastID = id
+                    if reply.contains(Array(#""deduped":true"#.utf8)) { deduped += 1 }
+                } else if !reply.starts(with: "{\"ok\":true") {
+                    refusals += 1
+                }
+            } catch {
+                counters.withLock { $0.failures.append("client \(number): \(error)") }
+                return
+            }
+            usleep(UInt32(40_000 + (number * 7_919 + sequence * 104_729) % 40_000))
+        }
+        let final = ids
+        acked.withLock { $0.formUnion(final) }
+        counters.withLock {
+            $0.deduped += deduped
+            $0.updates += updates
+            $0.refusals += refusals
+        }
+    }
+
+    /// Sends something hostile on a fresh connection, then vanishes.
+    static func hostileClient(_ number: Int, socket: String, deadline: UInt64, counters: Locked<Report>) {
+        var random = UInt64(number + 1) &* 0x9E37_79B9_7F4A_7C15
+        func next() -> Int {
+            random ^= random << 13
+            random ^= random >> 7
+            random ^= random << 17
+            return Int(random >> 1)
+        }
+        var connections = 0
+        while monotonicNanoseconds() < deadline {
+            guard let connection = try? LineSocket(path: socket) else {
+                usleep(10_000)
+                continue
+            }
+            connections += 1
+            var payload: [UInt8]
+            switch next() % 6 {
+            case 0: payload = (0..<(next() % 2048)).map { _ in UInt8(truncatingIfNeeded: next()) } + [10]
+            case 1: payload = [UInt8](repeating: UInt8(ascii: "{"), count: 70_000 + next() % 100_000)
+            case 2: payload = Array(#"{"op":"add","toast":{"message":""#.utf8) + [0xFF, 0xFE, 0xC0, 0x80] + Array(#""}}"#.utf8) + [10]
+            case 3: payload = Array(#"{"op":"add","toast":{"message":"half a li"#.utf8)
+            case 4: payload = Array(String(repeating: "[", count: 5_000).utf8) + [10]
+            default: payload = Array(#"{"op":"add","toast":{"message":"fine","role":"nope"}}"#.utf8) + [10] + Array("\u{0}\u{1B}[2J".utf8)
+            }
+            try? connection.write(payload)
+            if next() % 2 == 0 { _ = connection.readLines(timeout: 50) { _ in } }
+            connection.close()
+            usleep(UInt32(next() % 20_000))
+        }
+        counters.withLock { $0.hostileConnections += connections }
+    }
+
+    /// Connects and disconnects as fast as it can.
+    static func churner(socket: String, deadline: UInt64, counters: Locked<Report>) {
+        var connections = 0
+        while monotonicNanoseconds() < deadline {
+            if let connection = try? LineSocket(path: socket) {
+                connections += 1
+                connection.close()
+            }
+        }
+        counters.withLock { $0.churnConnections += connections }
+    }
+}
+
+extension Soak.Report {
+    public func summary(soak: Soak) -> String {
+        let lines = [
+            "soak: \(Figure.fixed(soak.seconds, 0)) s, \(soak.clients) clients, \(soak.subscribers) subscribers (\(soak.stalled) stalled), "
+                + "\(soak.hostile) hostile clients, \(soak.churners) connect loops",
+            "  adds acknowledged: \(Figure.count(Double(acknowledged))) (\(Figure.count(Double(deduped))) deduped), "
+                + "updates: \(Figure.count(Double(updates))), refused: \(Figure.count(Double(refusals)))",
+            "  hostile connections: \(Figure.count(Double(hostileConnections))), connect-loop connections: \(Figure.count(Double(churnConnections)))",
+            "  events per healthy subscriber: \(Figure.count(Double(eventsPerHealthySubscriber)))",
+            "  peak RSS: \(Figure.fixed(Double(peakRSSKiB) / 1024, 1)) MiB (bound \(soak.rssLimitKiB / 1024) MiB)",
+            "  descriptors: \(descriptorsBefore) before, \(descriptorsAfter) after",
+            "  status after the soak: \(Figure.fixed(statusMilliseconds)) ms",
+            failures.isEmpty ? "  PASS" : "  FAIL (\(failures.count))",
+        ]
+        return lines.joined(separator: "\n")
+    }
+}

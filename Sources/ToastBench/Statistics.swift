@@ -1,0 +1,83 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Nanoseconds on the monotonic clock.
+public func monotonicNanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
+/// A set of measurements and the figures the report gives of them.
+public struct Samples: Sendable {
+    public private(set) var values: [Double]
+
+    public init(_ values: [Double] = []) { self.values = values }
+
+    public mutating func append(_ value: Double) { values.append(value) }
+    public mutating func append(contentsOf other: Samples) { values += other.values }
+
+    public var count: Int { values.count }
+    public var median: Double { percentile(50) }
+
+    /// The nearest-rank percentile (p in 0...100); NaN when empty.
+    public func percentile(_ p: Double) -> Double {
+        guard !values.isEmpty else { return .nan }
+        let sorted = values.sorted()
+        let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
+        return sorted[min(max(rank, 1), sorted.count) - 1]
+    }
+}
+
+/// Formatting for the report's tables.
+public enum Figure {
+    public static func fixed(_ value: Double, _ decimals: Int = 2) -> String {
+        guard value.isFinite else { return "n/a" }
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        let rounded = (value * scale).rounded() / scale
+        var text = "\(rounded)"
+        if let dot = text.firstIndex(of: ".") {
+            let have = text.distance(from: dot, to: text.endIndex) - 1
+            if decimals == 0 {
+                text = String(text[..<dot])
+            } else if have < decimals {
+                text += String(repeating: "0", count: decimals - have)
+            }
+        }
+        return text
+    }
+
+    /// "3.40×"
+    public static func ratio(_ value: Double) -> String { fixed(value) + "×" }
+
+    /// Thousands with a thin grouping: 123,456.
+    public static func count(_ value: Double) -> String {
+        guard value.isFinite else { return "n/a" }
+        let digits = String(Int(value.rounded()))
+        var out = ""
+        for (index, character) in digits.reversed().enumerated() {
+            if index > 0 && index % 3 == 0 && character != "-" { out.append(",") }
+            out.append(character)
+        }
+        return String(out.reversed())
+    }
+}
+
+/// A Markdown table, printed as the benchmark goes.
+public struct Table {
+    public var header: [String]
+    public var rows: [[String]] = []
+
+    public init(_ header: String...) { self.header = header }
+
+    public mutating func add(_ cells: String...) { rows.append(cells) }
+
+    public var markdown: String {
+        var lines = ["| " + header.joined(separator: " | ") + " |"]
+        lines.append("|" + header.map { _ in "---" }.joined(separator: "|") + "|")
+        for row in rows { lines.append("| " + row.joined(separator: " | ") + " |") }
+        return lines.joined(separator: "\n")
+    }
+}

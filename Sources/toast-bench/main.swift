@@ -1,0 +1,103 @@
+import ArgumentParser
+import ToastBench
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// toast-bench: toastd's benchmarks and soak (scripts/bench.sh and
+/// scripts/soak.sh build what it needs and run it).
+struct ToastBenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "toast-bench",
+        abstract: "Measure toastd against its peers and its floor, and soak it.",
+        subcommands: [Run.self, Soak.self, NIOEcho.self],
+        defaultSubcommand: Run.self
+    )
+
+    struct Run: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "run", abstract: "Run benchmark scenarios and print Markdown tables.")
+        @Option(help: "toastd to measure (a release build).") var toastd: String
+        @Option(help: "toastctl to measure (as installed: static).") var toastctl: String
+        @Option(name: .customLong("c-oneshot"), help: "bench/oneshot.c, built.") var cOneShot: String
+        @Option(name: .customLong("c-echo"), help: "bench/echo.c, built.") var cEcho: String
+        @Option(help: "socat, for the one-shot comparison.") var socat: String?
+        @Option(name: .customLong("notify-send"), help: "notify-send, when dunst runs on the session bus in the environment.") var notifySend: String?
+        @Option(name: .customLong("dunst-pid"), help: "dunst's pid, for its idle RSS.") var dunstPID: Int32?
+        @Flag(help: "Fewer samples: a quick, rougher look.") var quick = false
+        @Argument(help: "Scenarios: oneshot, ingest, fanout, memory, scheduler (default: all).") var scenarios: [String] = []
+
+        func run() throws {
+            var programs = BenchmarkSuite.Programs(
+                toastd: toastd, toastctl: toastctl, cOneShot: cOneShot, cEcho: cEcho, bench: Self.selfPath()
+            )
+            programs.socat = socat
+            programs.notifySend = notifySend
+            programs.dunstPID = dunstPID
+            let suite = BenchmarkSuite(programs: programs, quick: quick) { text in
+                // Straight to the descriptor, so each table shows as soon as it is done.
+                let bytes = Array((text + "\n").utf8)
+                _ = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+            }
+            let chosen = scenarios.isEmpty ? ["oneshot", "ingest", "fanout", "memory", "scheduler"] : scenarios
+            for scenario in chosen {
+                switch scenario {
+                case "oneshot": try suite.oneShot()
+                case "ingest": try suite.ingest()
+                case "fanout": try suite.fanOut()
+                case "memory": try suite.memory()
+                case "scheduler": suite.scheduler()
+                default: throw ValidationError("unknown scenario '\(scenario)'")
+                }
+            }
+        }
+
+        static func selfPath() -> String {
+            var buffer = [CChar](repeating: 0, count: 4096)
+            let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+            return count > 0 ? String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
+        }
+    }
+
+    struct Soak: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "soak", abstract: "Everything at once against one toastd, then check it came through.")
+        @Option(help: "toastd to soak.") var toastd: String
+        @Option(help: "How long the load runs, in seconds.") var seconds: Double = 20
+        @Option(help: "Clients adding and updating.") var clients = 200
+        @Option(help: "Subscribers, stalled ones included.") var subscribers = 20
+        @Option(help: "Subscribers that never read.") var stalled = 5
+        @Option(name: .customLong("rss-limit-mib"), help: "The bound on toastd's peak RSS.") var rssLimitMiB = 256
+
+        func run() throws {
+            let server = try ServerUnderTest(
+                name: "toastd", executable: toastd,
+                arguments: ["--socket", "{socket}", "--log-level", "warning", "--log-target", "stderr", "--max-connections", "1024", "--subscriber-lag-timeout", "2"]
+            )
+            defer { server.stop() }
+            var soak = ToastBench.Soak(seconds: seconds)
+            soak.clients = clients
+            soak.subscribers = subscribers
+            soak.stalled = stalled
+            soak.rssLimitKiB = rssLimitMiB * 1024
+            let report = try soak.run(server: server)
+            print(report.summary(soak: soak))
+            if !report.failures.isEmpty {
+                for failure in report.failures { printError("soak: \(failure)") }
+                throw ExitCode(1)
+            }
+        }
+    }
+
+    struct NIOEcho: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "nio-echo", abstract: "Serve the swift-nio line-echo baseline.")
+        @Option(help: "The socket to listen on.") var socket: String
+        func run() throws { try NIOEchoServer.serve(socket: socket) }
+    }
+}
+
+func printError(_ message: String) {
+    let bytes = Array((message + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+}
+
+ToastBenchCommand.main()

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# toastd's benchmarks (docs/BENCHMARKS.md): builds toastd, a static toastctl
+# (as install.sh installs it), toast-bench and the C baselines in bench/,
+# then runs every scenario and prints Markdown tables with ratios measured
+# in this run.
+#
+#   bash scripts/bench.sh [--quick] [--with-dunst] [SCENARIO...]
+#
+#   --quick        fewer samples (a minute or two instead of about ten)
+#   --with-dunst   also install dunst, Xvfb and notify-send, and compare with
+#                  notify-send → dunst on a private D-Bus session bus
+#   SCENARIO       oneshot, ingest, fanout, memory, scheduler (default: all)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/ensure-packages.sh
+source scripts/build-release.sh
+
+quick=() dunst=0 scenarios=()
+for arg in "$@"; do
+    case "$arg" in
+        --quick) quick=(--quick) ;;
+        --with-dunst) dunst=1 ;;
+        *) scenarios+=("$arg") ;;
+    esac
+done
+needs=(build bench)
+((dunst)) && needs+=(dunst)
+ensure_packages "${needs[@]}"
+
+build_release --product toastd
+swift build -c release --product toast-bench 2>&1 | grep -Ev '^\[|^Building|^Compiling|^Write|^Planning' || true
+mkdir -p .build-bench
+cc -O2 -Wall -Wextra -o .build-bench/oneshot bench/oneshot.c
+cc -O2 -Wall -Wextra -D_GNU_SOURCE -o .build-bench/echo bench/echo.c
+
+work="$(mktemp -d)"
+cleanup() {
+    [ -n "${DUNST_PID:-}" ] && kill "$DUNST_PID" 2>/dev/null
+    [ -n "${XVFB_PID:-}" ] && kill "$XVFB_PID" 2>/dev/null
+    [ -n "${BUS_PID:-}" ] && kill "$BUS_PID" 2>/dev/null
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+peer=()
+if ((dunst)); then
+    # A private session bus whose service directory is empty, so that no
+    # other notification server can be activated on it; dunst under Xvfb.
+    mkdir -p "$work/services"
+    cat >"$work/bus.conf" <<CONF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:path=$work/bus</listen>
+  <servicedir>$work/services</servicedir>
+  <auth>EXTERNAL</auth>
+  <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+</busconfig>
+CONF
+    read -r BUS_ADDRESS BUS_PID < <(dbus-daemon --config-file="$work/bus.conf" --fork --print-address=1 --print-pid=1 | paste -sd' ')
+    export DBUS_SESSION_BUS_ADDRESS="$BUS_ADDRESS"
+    Xvfb :97 -nolisten tcp >/dev/null 2>&1 &
+    XVFB_PID=$!
+    sleep 0.5
+    DISPLAY=:97 dunst >/dev/null 2>&1 &
+    DUNST_PID=$!
+    for _ in $(seq 50); do notify-send -t 1 ready 2>/dev/null && break; sleep 0.1; done
+    peer=(--notify-send "$(command -v notify-send)" --dunst-pid "$DUNST_PID")
+fi
+
+echo "# toastd benchmarks, $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -r)"
+echo
+"$RELEASE_BIN/toast-bench" run "${quick[@]}" "${peer[@]}" \
+    --toastd "$RELEASE_BIN/toastd" --toastctl "$TOASTCTL_BIN" \
+    --c-oneshot .build-bench/oneshot --c-echo .build-bench/echo --socat "$(command -v socat)" \
+    "${scenarios[@]}"
