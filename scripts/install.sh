@@ -8,11 +8,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BIN_DIR="${TOASTD_BIN_DIR:-}"
+TOASTCTL=""
 if [ -z "$BIN_DIR" ]; then
     source scripts/ensure-packages.sh
+    source scripts/build-release.sh
     ensure_packages build
-    swift build -c release 2>&1 | grep -v '^\[' || true
-    BIN_DIR="$(swift build -c release --show-bin-path)"
+    build_release --product toastd
+    swift build -c release --product toast-tail 2>&1 | grep -Ev '^\[|^Building|^Compiling|^Write|^Planning' || true
+    BIN_DIR="$RELEASE_BIN"
+    TOASTCTL="$TOASTCTL_BIN"  # static: a one-shot toastctl add starts in about a millisecond
 fi
 PREFIX="$HOME/.local"
 UNITS="${XDG_CONFIG_HOME:-$HOME/.config}/systemd/user"
@@ -20,9 +24,10 @@ UNITS="${XDG_CONFIG_HOME:-$HOME/.config}/systemd/user"
 install -d -m 755 "$PREFIX/bin" "$UNITS" "$PREFIX/share/doc/toastd" \
     "$PREFIX/share/bash-completion/completions" "$PREFIX/share/zsh/site-functions" \
     "${XDG_CONFIG_HOME:-$HOME/.config}/fish/completions"
-for tool in toastd toastctl toast-tail; do
+for tool in toastd toast-tail; do
     install -m 755 "$BIN_DIR/$tool" "$PREFIX/bin/$tool"
 done
+install -m 755 "${TOASTCTL:-$BIN_DIR/toastctl}" "$PREFIX/bin/toastctl"
 # The units name %h/.local/bin/toastd, which is where it just went.
 install -m 644 systemd/toastd.socket systemd/toastd.service "$UNITS/"
 install -m 644 README.md "$PREFIX/share/doc/toastd/README.md"
