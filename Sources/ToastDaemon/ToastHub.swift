@@ -46,6 +46,8 @@ final class ToastHub: @unchecked Sendable {
         var boundSource: String?
         var subscription: EventFilter?
         var pendingBytes = 0
+        /// Written since the last flush; see `send`.
+        var unflushedBytes = 0
         var lagged = false
         var dropped = 0
 
@@ -178,7 +180,10 @@ final class ToastHub: @unchecked Sendable {
                 timer = nil
             }
         }
-        for connection in touched.values { connection.channel.flush() }
+        for connection in touched.values {
+            connection.unflushedBytes = 0
+            connection.channel.flush()
+        }
     }
 
     private func publish(_ event: ToastEvent, touched: inout [Int: Connection]) {
@@ -228,7 +233,18 @@ final class ToastHub: @unchecked Sendable {
             }
         }
         connection.channel.write(bytes, promise: promise)
+        // A burst (a clear of thousands, a flood) is flushed as it goes, so
+        // the kernel takes what it can while a reader drains the other end;
+        // otherwise the whole burst would count against every subscriber's
+        // buffer at once and lag even a reader that keeps up.
+        connection.unflushedBytes += size
+        if connection.unflushedBytes >= Self.burstFlushBytes {
+            connection.unflushedBytes = 0
+            connection.channel.flush()
+        }
     }
+
+    static let burstFlushBytes = 64 << 10
 
     private func startLag(_ connection: Connection) {
         connection.lagged = true

@@ -139,6 +139,46 @@ struct DaemonIntegrationTests {
         #expect(seen.values.allSatisfy { $0 == 1 })
     }
 
+    /// A clear of thousands of toasts is one burst of events, larger than a
+    /// subscriber's buffer. A subscriber that keeps reading must get all of
+    /// it, not `lagged`: toastd flushes as it goes (found by the soak).
+    @Test func aBurstLargerThanTheBufferReachesAReaderThatKeepsUp() throws {
+        // 2,000 ends of ~550 bytes: twice the buffer.
+        let daemon = try DaemonFixture(arguments: ["--subscriber-buffer-bytes", "524288"])
+        let writer = try daemon.connect()
+        let count = 2_000
+        let text = String(repeating: "x", count: 200)
+        for batch in stride(from: 0, to: count, by: 100) {
+            for index in batch..<batch + 100 {
+                try writer.send(["op": "add", "toast": ["message": .string("\(index) \(text)"), "duration": "indefinite"]])
+            }
+            for _ in 0..<100 { #expect(try writer.readReply(timeout: 20_000)["ok"] == true) }
+        }
+        let subscriber = try daemon.subscribe()
+        // Keys are sorted, so an end starts with its event name; `lagged` has `dropped` first.
+        let ended = Array(#"{"event":"cancelled""#.utf8)
+        let dismissed = Array(#"{"event":"dismissed""#.utf8)
+        let lagged = Array(#"{"dropped":"#.utf8)
+        let outcome = Mutex((ends: 0, lagged: false))
+        let reader = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) let connection = subscriber
+        Thread {
+            var ends = 0
+            var wasLagged = false
+            while ends < count, !wasLagged, let line = try? connection.readRawLine(timeout: 20_000) {
+                if line.starts(with: ended) || line.starts(with: dismissed) { ends += 1 }
+                if line.starts(with: lagged) { wasLagged = true }
+            }
+            outcome.withLock { $0 = (ends, wasLagged) }
+            reader.signal()
+        }.start()
+        #expect(try writer.request(["op": "clear", "force": true], timeout: 20_000)["result"]?["cleared"] == .int(Int64(count)))
+        reader.wait()
+        let (ends, wasLagged) = outcome.withLock { $0 }
+        #expect(!wasLagged)
+        #expect(ends == count)
+    }
+
     @Test func aStalledSubscriberNeitherBlocksOthersNorGrowsMemory() throws {
         // 3,000 events of ~500 bytes overflow 512 KiB thrice over; the room is
         // for the healthy readers, which run slowly under ThreadSanitizer.
