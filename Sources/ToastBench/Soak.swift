@@ -70,13 +70,16 @@ public struct Soak: Sendable {
         let acked = Locked(Set<Int>())
         let counters = Locked(Report())
         let loadDone = Locked(false)
+        let finished = Locked(0)
         let seen = Locked([Seen](repeating: Seen(), count: healthyCount))
         let peak = Locked(0)
 
         let workers = clients + hostile + churners
         onThreads(healthyCount + workers + 1, stackSize: 256 << 10) { index in
             if index < healthyCount {
-                seen.withLock { $0[index] = Self.watch(healthy[index], until: { loadDone.current }) }
+                let watched = Self.watch(healthy[index], until: { loadDone.current })
+                seen.withLock { $0[index] = watched }
+                finished.withLock { $0 += 1 }
             } else if index < healthyCount + clients {
                 Self.client(index - healthyCount, socket: server.socket, deadline: deadline, acked: acked, counters: counters)
             } else if index < healthyCount + clients + hostile {
@@ -90,12 +93,21 @@ public struct Soak: Sendable {
                     peak.withLock { $0 = max($0, rss) }
                     usleep(100_000)
                 }
-                usleep(500_000)  // the clients' last replies
+                // Let the toasts end by themselves (the longest lives a
+                // second after its last update; queues drain in a few), then
+                // end what is left: ending thousands at once would be a burst
+                // beyond any subscriber's buffer. Then add a marker: a
+                // subscriber that has read the marker has read every event
+                // before it.
+                usleep(4_000_000)
                 if let control = try? LineSocket(path: server.socket) {
                     try? control.write(#"{"op":"clear","force":true}"# + "\n")
                     _ = try? control.readLine()
+                    try? control.write(#"{"op":"add","toast":{"message":"soak over","scene":"soak-over","duration":"short"}}"# + "\n")
+                    _ = try? control.readLine()
                 }
-                usleep(1_000_000)  // the subscribers drain the last events
+                // A subscriber that never sees the marker gives up after 30 s.
+                for _ in 0..<300 where finished.current < healthyCount { usleep(100_000) }
                 loadDone.withLock { $0 = true }
             }
         }
@@ -169,10 +181,17 @@ public struct Soak: Sendable {
     /// Reads events until told to stop, noting each toast's entry and end.
     static func watch(_ listener: LineSocket, until done: () -> Bool) -> Seen {
         var seen = Seen()
-        while !done() {
+        var over = false
+        let marker = Array(#""scene":"soak-over""#.utf8)
+        let lagged = Array(#""event":"lagged""#.utf8)
+        while !over && !done() {
             _ = listener.readLines(timeout: 100) { line in
                 seen.events += 1
-                if line.starts(with: "{\"event\":\"lagged\"") { seen.lagged = true }
+                if line.contains(marker) {
+                    over = true
+                    return
+                }
+                if line.contains(lagged) { seen.lagged = true }
                 guard let id = toastID(in: line) else { return }
                 if line.starts(with: "{\"event\":\"queued\"") {
                     seen.entered[id, default: 0] += 1
@@ -229,11 +248,13 @@ public struct Soak: Sendable {
             sequence += 1
             let line: String
             if let id = lastID, sequence % 4 == 0 {
-                line = #"{"op":"update","id":\#(id),"patch":{"progress":0.\#(sequence % 10)}}"#
+                line = #"{"op":"update","id":\#(id),"toast":{"progress":0.\#(sequence % 10)}}"#
                 updates += 1
             } else {
-                let reuse = sequence % 3 == 0 ? #","reuseId":"r\#(sequence % 5)""# : ""
-                let duration = ["0.1", "0.2", "0.3"][sequence % 3]
+                // Every third add reuses one of two identifiers and lives a
+                // second, so the next one with that identifier often updates it.
+                let reuse = sequence % 3 == 0 ? #","reuseId":"r\#(sequence % 2)""# : ""
+                let duration = sequence % 3 == 0 ? "1" : ["0.1", "0.2", "0.3"][sequence % 3]
                 line = #"{"op":"add","toast":{"message":"client \#(number) #\#(sequence)","scene":"c\#(number)","duration":\#(duration),"source":"client-\#(number)"\#(reuse)}}"#
             }
             do {
