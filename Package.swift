@@ -99,6 +99,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        .testTarget(name: "ToastBenchTests", dependencies: ["ToastBench", "ToastCore"]),
         .testTarget(
             name: "ToastTailTests",
             dependencies: ["ToastTail", "ToastCore"],

@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Runs every test of toastd. Installs what the tests need first, so that it
 # works on a fresh machine (Debian, Swift 6.3 toolchain on PATH).
+#
+# After the test suite: the fuzzer for 60 s (scripts/fuzz.sh) and a 20 s
+# soak of a release toastd (scripts/soak.sh). TOASTD_FUZZ_SECONDS and
+# TOASTD_SOAK_SECONDS change the times; 0 skips the step. Arguments go to
+# `swift test` (e.g. --filter).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,3 +16,15 @@ python3 -c "import jsonschema, referencing" 2>/dev/null || python3 -m pip instal
 
 swift build --build-tests
 swift test --skip-build "$@"
+
+fuzz_seconds="${TOASTD_FUZZ_SECONDS:-60}"
+soak_seconds="${TOASTD_SOAK_SECONDS:-20}"
+if [ "$fuzz_seconds" != 0 ]; then
+    echo "== fuzzing the decoder and the scheduler for ${fuzz_seconds} s"
+    bash scripts/fuzz.sh "$fuzz_seconds" 2>&1 | grep -E '^(Done|stat::|INFO: Seed|==|SUMMARY|toast-fuzz)|ERROR|crash|Test unit written' || true
+    test "${PIPESTATUS[0]}" -eq 0
+fi
+if [ "$soak_seconds" != 0 ]; then
+    echo "== soaking a release toastd for ${soak_seconds} s"
+    bash scripts/soak.sh "$soak_seconds"
+fi

@@ -341,7 +341,7 @@ extension Soak.Report {
             "soak: \(Figure.fixed(soak.seconds, 0)) s, \(soak.clients) clients, \(soak.subscribers) subscribers (\(soak.stalled) stalled), "
                 + "\(soak.hostile) hostile clients, \(soak.churners) connect loops",
             "  adds acknowledged: \(Figure.count(Double(acknowledged))) (\(Figure.count(Double(deduped))) deduped), "
-                + "updates: \(Figure.count(Double(updates))), refused: \(Figure.count(Double(refusals)))",
+                + "updates: \(Figure.count(Double(updates))), error replies: \(Figure.count(Double(refusals))) (updates of toasts that had ended)",
             "  hostile connections: \(Figure.count(Double(hostileConnections))), connect-loop connections: \(Figure.count(Double(churnConnections)))",
             "  events per healthy subscriber: \(Figure.count(Double(eventsPerHealthySubscriber)))",
             "  peak RSS: \(Figure.fixed(Double(peakRSSKiB) / 1024, 1)) MiB (bound \(soak.rssLimitKiB / 1024) MiB)",

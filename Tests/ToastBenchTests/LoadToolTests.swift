@@ -1,0 +1,66 @@
+import Testing
+@testable import ToastCore
+
+@testable import ToastBench
+
+/// The load generators and their parsers: if these drift from the wire
+/// format, the benchmarks and the soak would measure or check nothing.
+@Suite("Benchmark and soak tools")
+struct LoadToolTests {
+    @Test func theWorkloadIsValidAndMixed() throws {
+        let workload = Workload()
+        var roles: Set<String> = []
+        var alignments: Set<String> = []
+        var reused = 0
+        for index in 0..<300 {
+            let line = workload.addLine(stream: index % 7, index: index)
+            #expect(line.last == 10)
+            let envelope = try WireDecoder.decode(line: line.dropLast()).get()
+            guard case .command(.add(let toast)) = envelope.request else {
+                Issue.record("not an add: \(String(decoding: line, as: UTF8.self))")
+                continue
+            }
+            roles.insert(toast.role.rawValue)
+            alignments.insert(toast.alignment.rawValue)
+            if toast.reuseID != nil { reused += 1 }
+            #expect(toast.duration != nil && toast.duration != .indefinite, "every workload toast expires")
+        }
+        #expect(roles.count == 5)
+        #expect(alignments.count == 3)
+        #expect((60...140).contains(reused), "about a third deduplicate: \(reused)")
+    }
+
+    @Test func percentilesAreNearestRank() {
+        let samples = Samples((1...100).map(Double.init))
+        #expect(samples.median == 50)
+        #expect(samples.percentile(99) == 99)
+        #expect(samples.percentile(100) == 100)
+        #expect(Samples([7]).percentile(99) == 7)
+        #expect(Samples().median.isNaN)
+    }
+
+    @Test func figuresRead() {
+        #expect(Figure.count(1_234_567) == "1,234,567")
+        #expect(Figure.fixed(1.5, 2) == "1.50")
+        #expect(Figure.ratio(2) == "2.00×")
+    }
+
+    @Test func theSoakFindsAToastsIDInEventsAndReplies() {
+        let record = ToastRecord(
+            id: 4_321, toast: Toast(message: "m", actions: [ToastAction(id: "9", label: "Nine")]), state: .shown,
+            repeatCount: 1, createdAt: 1, presentedAt: 1, expiresAt: nil
+        )
+        let event = WireEncoder.eventLine(ToastEvent(seq: 12, time: 1, kind: .presented(record)))
+        #expect(Soak.toastID(in: event[...]) == 4_321)
+        let reply = WireEncoder.replyLine(ref: 77, .added(record, deduped: false, replaced: nil))
+        #expect(Soak.toastID(in: reply[...]) == 4_321)
+        #expect(Soak.toastID(in: Array(#"{"ok":true,"result":{"cleared":3}}"#.utf8)[...]) == nil)
+    }
+
+    @Test func fanOutReadsTheSampleNumber() {
+        let needle = Array(#""message":"fanout-1-"#.utf8)
+        let line = Array(#"{"event":"presented","toast":{"message":"fanout-1-42","scene":"x"}}"#.utf8)
+        #expect(FanOutBenchmark.sample(after: needle, in: line[...]) == 42)
+        #expect(FanOutBenchmark.sample(after: needle, in: Array("{}".utf8)[...]) == nil)
+    }
+}
