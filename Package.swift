@@ -78,9 +78,11 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // Counts malloc calls for the scheduler benchmark (linked into toast-bench only).
+        .target(name: "CAllocationCounter"),
         .executableTarget(
             name: "toast-bench",
-            dependencies: ["ToastBench", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["ToastBench", "CAllocationCounter", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The scheduler's invariants as a checker, and the fuzzer's input format.
         .target(name: "ToastFuzzing", dependencies: ["ToastCore"]),

@@ -13,43 +13,61 @@ public enum SchedulerBenchmark {
         case add, dedupe, remove, expire
     }
 
-    /// Nanoseconds per operation: the median of `repeats` timed batches.
-    public static func run(_ operation: Operation, held: Int, batch: Int, repeats: Int) -> Samples {
-        var samples = Samples()
+    public struct Result: Sendable {
+        /// Nanoseconds per operation, one sample per batch.
+        public var nanoseconds = Samples()
+        /// Allocations per operation, one sample per batch (when counted).
+        public var allocations = Samples()
+    }
+
+    /// The median of `repeats` timed batches. `allocations` reads the
+    /// process's allocation count (toast-bench links a counting malloc).
+    public static func run(
+        _ operation: Operation, held: Int, batch: Int, repeats: Int, allocations: () -> UInt64 = { 0 }
+    ) -> Result {
+        var result = Result()
         for _ in 0..<repeats {
             var machine = filled(held: held, expiring: operation == .expire)
             let count = min(batch, held / 2)
             var now: ToastInstant = 1
             let start: UInt64
+            var allocationsBefore: UInt64 = 0
             switch operation {
             case .add:
                 let toasts = (0..<count).map { Toast(message: "new \($0)", duration: .indefinite, source: "bench") }
+                allocationsBefore = allocations()
                 start = monotonicNanoseconds()
                 for toast in toasts { _ = machine.handle(.add(toast), now: now) }
             case .dedupe:
                 let toasts = (0..<count).map { Toast(message: "again \($0)", duration: .indefinite, reuseID: "r\($0)", source: "bench") }
+                allocationsBefore = allocations()
                 start = monotonicNanoseconds()
                 for toast in toasts { _ = machine.handle(.add(toast), now: now) }
             case .remove:
                 // Ids 1...held were given in order; the shown ones are 1...3.
+                allocationsBefore = allocations()
                 start = monotonicNanoseconds()
                 for id in 0..<count { _ = machine.handle(.remove(.id(ToastID(held - id))), now: now) }
             case .expire:
                 // Three shown toasts expire together each second.
                 let ticks = max(1, count / 3)
+                allocationsBefore = allocations()
                 start = monotonicNanoseconds()
                 for _ in 0..<ticks {
                     now += 1_000
                     _ = machine.handle(.tick, now: now)
                 }
                 let elapsed = monotonicNanoseconds() - start
-                samples.append(Double(elapsed) / Double(ticks * 3))
+                result.nanoseconds.append(Double(elapsed) / Double(ticks * 3))
+                result.allocations.append(Double(allocations() - allocationsBefore) / Double(ticks * 3))
                 continue
             }
-            samples.append(Double(monotonicNanoseconds() - start) / Double(count))
+            let elapsed = monotonicNanoseconds() - start
+            result.nanoseconds.append(Double(elapsed) / Double(count))
+            result.allocations.append(Double(allocations() - allocationsBefore) / Double(count))
             withExtendedLifetime(machine) {}
         }
-        return samples
+        return result
     }
 
     /// A scheduler holding `held` toasts in one stack: 3 shown, the rest

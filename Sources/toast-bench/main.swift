@@ -1,4 +1,5 @@
 import ArgumentParser
+import CAllocationCounter
 import ToastBench
 
 #if canImport(Glibc)
@@ -34,6 +35,7 @@ struct ToastBenchCommand: ParsableCommand {
             programs.socat = socat
             programs.notifySend = notifySend
             programs.dunstPID = dunstPID
+            programs.allocations = { toastd_allocation_count() }
             let suite = BenchmarkSuite(programs: programs, quick: quick) { text in
                 // Straight to the descriptor, so each table shows as soon as it is done.
                 let bytes = Array((text + "\n").utf8)
