@@ -20,5 +20,5 @@ mkdir -p fuzz-artifacts/corpus
 export SWIFT_BACKTRACE=enable=no
 # -max_len: longer than any seed; -rss_limit_mb: a leak or blow-up fails the run.
 .build-fuzz/release/toast-fuzz fuzz-artifacts/corpus fuzz/corpus fuzz/regressions \
-    -dict=fuzz/toast.dict -max_total_time="$seconds" -max_len=4096 -rss_limit_mb=1024 \
+    -dict=fuzz/toast.dict -max_total_time="$seconds" -max_len=4096 -rss_limit_mb=2048 \
     -timeout=10 -artifact_prefix=fuzz-artifacts/ -print_final_stats=1
