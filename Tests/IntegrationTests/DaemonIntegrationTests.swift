@@ -200,20 +200,26 @@ struct DaemonIntegrationTests {
                 // Raw lines and a byte search: a debug-build JSON parser would be the slow reader here.
                 var seen = 0
                 while seen < count, let line = try? subscriber.readRawLine(timeout: 20_000) {
-                    if line.contains(presented) || line.contains(queued) { seen += 1 }
+                    if line.contains(presented) || line.contains(queued) {
+                        seen += 1
+                        received.withLock { $0[index] = seen }
+                    }
                 }
-                received.withLock { $0[index] = seen }
                 readers.leave()
             }.start()
         }
         let writer = try daemon.connect()
         let text = String(repeating: "x", count: 300)
-        // Batches of 50 pipelined adds: a healthy reader keeps up with each burst; the stalled one cannot.
+        // Batches of 50 pipelined adds. The writer goes on once the healthy
+        // readers have read a batch, so they never hold more than one batch
+        // however slowly they run (under ThreadSanitizer, very); the stalled
+        // one never reads, and the writer is never held up by it.
         for batch in stride(from: 0, to: count, by: 50) {
             for index in batch..<batch + 50 {
                 try writer.send(["op": "add", "toast": ["message": .string("\(index) \(text)"), "duration": 60]])
             }
             for _ in 0..<50 { #expect(try writer.readReply(timeout: 20_000)["ok"] == true) }
+            for _ in 0..<2_000 where received.withLock({ $0.min()! }) < batch + 50 { usleep(10_000) }
         }
         readers.wait()
         let counts = received.withLock { $0 }
