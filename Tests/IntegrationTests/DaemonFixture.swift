@@ -127,3 +127,20 @@ enum SocketFileProbe {
         (try? ToastConnection(path: path)) != nil
     }
 }
+
+/// A value threads share under an `NSLock`. The tests use this rather than
+/// Synchronization's `Mutex`: ThreadSanitizer does not see `Mutex`'s lock
+/// on Linux (the prebuilt Synchronization module is not instrumented), so
+/// `swift test --sanitize=thread` reported every guarded access as a race.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import ToastClient
 import ToastCore
@@ -121,7 +120,7 @@ struct DaemonIntegrationTests {
     @Test func fiftyConcurrentClientsEachToastAppearsExactlyOnce() throws {
         let daemon = try DaemonFixture(arguments: ["--max-visible-top", "100"])
         let watcher = try daemon.subscribe()
-        let ids = Mutex([Int64?](repeating: nil, count: 50))
+        let ids = Locked([Int64?](repeating: nil, count: 50))
         DispatchQueue.concurrentPerform(iterations: 50) { index in
             guard let connection = try? daemon.connect(),
                 let reply = try? connection.request(["op": "add", "toast": ["message": .string("client \(index)"), "duration": 60]], timeout: 10_000)
@@ -159,7 +158,7 @@ struct DaemonIntegrationTests {
         let ended = Array(#"{"event":"cancelled""#.utf8)
         let dismissed = Array(#"{"event":"dismissed""#.utf8)
         let lagged = Array(#"{"dropped":"#.utf8)
-        let outcome = Mutex((ends: 0, lagged: false))
+        let outcome = Locked((ends: 0, lagged: false))
         let reader = DispatchSemaphore(value: 0)
         nonisolated(unsafe) let connection = subscriber
         Thread {
@@ -187,7 +186,7 @@ struct DaemonIntegrationTests {
         try stalled.send(["op": "subscribe"])  // and does not read until the flood is over
         let healthy = try (0..<4).map { _ in try daemon.subscribe() }
         let count = 3_000
-        let received = Mutex([Int](repeating: 0, count: healthy.count))
+        let received = Locked([Int](repeating: 0, count: healthy.count))
         let readers = DispatchGroup()
         // Each add is announced as presented or queued.
         let presented = Array(#""event":"presented""#.utf8)
