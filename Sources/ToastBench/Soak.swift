@@ -33,6 +33,8 @@ public struct Soak: Sendable {
         public var deduped = 0
         public var updates = 0
         public var refusals = 0
+        /// Error replies by code (not_found: an update of a toast that had ended).
+        public var errorCodes: [String: Int] = [:]
         public var hostileConnections = 0
         public var churnConnections = 0
         public var eventsPerHealthySubscriber = 0
@@ -118,6 +120,7 @@ public struct Soak: Sendable {
         report.deduped = totals.deduped
         report.updates = totals.updates
         report.refusals = totals.refusals
+        report.errorCodes = totals.errorCodes
         report.hostileConnections = totals.hostileConnections
         report.churnConnections = totals.churnConnections
         report.peakRSSKiB = max(peak.current, process.memory.peak > 0 ? 0 : 0)
@@ -244,6 +247,7 @@ public struct Soak: Sendable {
         var deduped = 0
         var updates = 0
         var refusals = 0
+        var codes: [String: Int] = [:]
         while monotonicNanoseconds() < deadline {
             sequence += 1
             let line: String
@@ -273,6 +277,7 @@ public struct Soak: Sendable {
                     if reply.contains(Array(#""deduped":true"#.utf8)) { deduped += 1 }
                 } else if !reply.starts(with: "{\"ok\":true") {
                     refusals += 1
+                    codes[errorCode(in: reply), default: 0] += 1
                 }
             } catch {
                 counters.withLock { $0.failures.append("client \(number): \(error)") }
@@ -286,7 +291,23 @@ public struct Soak: Sendable {
             $0.deduped += deduped
             $0.updates += updates
             $0.refusals += refusals
+            $0.errorCodes.merge(codes, uniquingKeysWith: +)
         }
+    }
+
+    /// The `code` of an error reply.
+    static func errorCode(in reply: ArraySlice<UInt8>) -> String {
+        let key = Array(#""code":""#.utf8)
+        var index = reply.startIndex
+        while index + key.count < reply.endIndex {
+            if reply[index..<index + key.count].elementsEqual(key) {
+                let start = index + key.count
+                let end = reply[start...].firstIndex(of: UInt8(ascii: "\"")) ?? reply.endIndex
+                return String(decoding: reply[start..<end], as: UTF8.self)
+            }
+            index += 1
+        }
+        return "unknown"
     }
 
     /// Sends something hostile on a fresh connection, then vanishes.
@@ -340,8 +361,10 @@ extension Soak.Report {
         let lines = [
             "soak: \(Figure.fixed(soak.seconds, 0)) s, \(soak.clients) clients, \(soak.subscribers) subscribers (\(soak.stalled) stalled), "
                 + "\(soak.hostile) hostile clients, \(soak.churners) connect loops",
-            "  adds acknowledged: \(Figure.count(Double(acknowledged))) (\(Figure.count(Double(deduped))) deduped), "
-                + "updates: \(Figure.count(Double(updates))), error replies: \(Figure.count(Double(refusals))) (updates of toasts that had ended)",
+            "  toasts acknowledged: \(Figure.count(Double(acknowledged))), plus \(Figure.count(Double(deduped))) adds deduped into them; "
+                + "updates: \(Figure.count(Double(updates)))",
+            "  error replies: \(Figure.count(Double(refusals)))"
+                + (errorCodes.isEmpty ? "" : " (" + errorCodes.sorted { $0.value > $1.value }.map { "\($0.key) \(Figure.count(Double($0.value)))" }.joined(separator: ", ") + ")"),
             "  hostile connections: \(Figure.count(Double(hostileConnections))), connect-loop connections: \(Figure.count(Double(churnConnections)))",
             "  events per healthy subscriber: \(Figure.count(Double(eventsPerHealthySubscriber)))",
             "  peak RSS: \(Figure.fixed(Double(peakRSSKiB) / 1024, 1)) MiB (bound \(soak.rssLimitKiB / 1024) MiB)",
