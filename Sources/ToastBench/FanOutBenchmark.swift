@@ -64,22 +64,8 @@ public enum FanOutBenchmark {
         return latencies
     }
 
-    /// The decimal number right after `needle` in `line`.
+    /// The sample number in a presented event's message.
     static func sample(after needle: [UInt8], in line: ArraySlice<UInt8>) -> Int? {
-        guard needle.count <= line.count else { return nil }
-        var index = line.startIndex
-        while index + needle.count <= line.endIndex {
-            if line[index] == needle[0], line[index..<index + needle.count].elementsEqual(needle) {
-                var value = 0
-                var cursor = index + needle.count
-                while cursor < line.endIndex, line[cursor] >= 48, line[cursor] <= 57 {
-                    value = value * 10 + Int(line[cursor] - 48)
-                    cursor += 1
-                }
-                return value
-            }
-            index += 1
-        }
-        return nil
+        line.integer(after: needle)
     }
 }

@@ -138,6 +138,29 @@ extension ArraySlice<UInt8> {
         }
     }
 
+    /// The decimal number right after the first `needle` that a digit
+    /// follows, if any.
+    public func integer(after needle: [UInt8]) -> Int? {
+        var index = startIndex
+        while index + needle.count < endIndex {
+            if self[index] == needle[0], self[index..<index + needle.count].elementsEqual(needle) {
+                var cursor = index + needle.count
+                guard self[cursor] >= UInt8(ascii: "0") && self[cursor] <= UInt8(ascii: "9") else {
+                    index = cursor
+                    continue
+                }
+                var value = 0
+                while cursor < endIndex, self[cursor] >= UInt8(ascii: "0"), self[cursor] <= UInt8(ascii: "9") {
+                    value = value * 10 + Int(self[cursor] - UInt8(ascii: "0"))
+                    cursor += 1
+                }
+                return value
+            }
+            index += 1
+        }
+        return nil
+    }
+
     /// Whether the line contains `needle` (ASCII).
     public func contains(_ needle: [UInt8]) -> Bool {
         guard needle.count <= count else { return false }

@@ -213,26 +213,10 @@ public struct Soak: Sendable {
     /// digit (action ids are strings; keys are sorted, so nothing else
     /// numeric is called "id").
     static func toastID(in line: ArraySlice<UInt8>) -> Int? {
-        let key = Array(#""id":"#.utf8)
-        var index = line.startIndex
-        while index + key.count < line.endIndex {
-            if line[index] == key[0], line[index..<index + key.count].elementsEqual(key) {
-                var cursor = index + key.count
-                guard line[cursor] >= 48 && line[cursor] <= 57 else {
-                    index = cursor
-                    continue
-                }
-                var value = 0
-                while cursor < line.endIndex, line[cursor] >= 48, line[cursor] <= 57 {
-                    value = value * 10 + Int(line[cursor] - 48)
-                    cursor += 1
-                }
-                return value
-            }
-            index += 1
-        }
-        return nil
+        line.integer(after: idKey)
     }
+
+    static let idKey = Array(#""id":"#.utf8)
 
     /// Adds (a third with a reuse identifier) and updates its last toast,
     /// at a human-ish pace, until the deadline.
