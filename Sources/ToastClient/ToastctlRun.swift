@@ -44,22 +44,31 @@ extension Toastctl {
             let seconds = Double(monotonicMilliseconds() - started) / 1000
             let elapsed = seconds < 10 ? String(Int(seconds * 10)) .inserting(".", fromEnd: 1) + " s" : "\(Int(seconds)) s"
 
-            var result = hud
-            result["progress"] = "none"
-            result["dismissible"] = true
+            // The result replaces the HUD in place: an update, not a second
+            // add, which would count as a repeat (×2). Should the HUD be gone
+            // (a forced clear, a restarted toastd), the result is added anew.
+            var patch: [String: JSONValue] = ["progress": "none", "dismissible": true]
             if status == 0 {
-                result["role"] = "success"
-                result["title"] = "Done"
-                result["icon"] = "✓"
-                result["message"] = .string("\(label) (\(elapsed))")
+                patch["role"] = "success"
+                patch["title"] = "Done"
+                patch["icon"] = "✓"
+                patch["message"] = .string("\(label) (\(elapsed))")
             } else {
-                result["role"] = "failure"
-                result["title"] = "Failed"
-                result["icon"] = "✗"
-                result["message"] = .string("\(label) exited with status \(status) (\(elapsed))")
-                result["duration"] = "longer"
+                patch["role"] = "failure"
+                patch["title"] = "Failed"
+                patch["icon"] = "✗"
+                patch["message"] = .string("\(label) exited with status \(status) (\(elapsed))")
+                patch["duration"] = "longer"
             }
-            if let connection { _ = try? connection.request(["op": "add", "toast": .object(result)], timeout: 2_000) }
+            if let connection {
+                var update: [String: JSONValue] = ["op": "update", "reuseId": .string(reuseID), "toast": .object(patch)]
+                if let scene { update["scene"] = .string(scene) }
+                let reply = try? connection.request(.object(update), timeout: 2_000)
+                if reply?["ok"] != .bool(true) {
+                    let result = hud.merging(patch) { _, new in new }
+                    _ = try? connection.request(["op": "add", "toast": .object(result)], timeout: 2_000)
+                }
+            }
             throw ExitCode(status)
         }
 

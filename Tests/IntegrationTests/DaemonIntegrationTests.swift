@@ -99,11 +99,29 @@ struct DaemonIntegrationTests {
         #expect(result["toast"]?["id"] == hud["toast"]?["id"])
         #expect(result["toast"]?["role"] == "failure")
         #expect(result["toast"]?["message"]?.stringValue?.contains("status 3") == true)
+        #expect(result["toast"]?["repeat"] == 1, "the result replaces the HUD; it is not a repeat")
+        #expect(result["toast"]?["dismissible"] == true)
 
         #expect(try daemon.toastctl("run", "--", "true").status == 0)
         // The center stack shows one HUD: the second run's HUD waits behind the first result.
         #expect(try watcher.readLine(timeout: 5_000)["event"] == "queued")
         #expect(try watcher.readLine(timeout: 5_000)["toast"]?["role"] == "success")
+    }
+
+    /// If the HUD is gone when the command ends (here the command itself
+    /// clears it), the result is added anew rather than lost.
+    @Test func runAddsTheResultWhenItsHudIsGone() throws {
+        let daemon = try DaemonFixture()
+        let toastctl = DaemonFixture.binaryDirectory.appending(path: "toastctl").path
+        #expect(try daemon.toastctl("run", "--", toastctl, "clear", "--force").status == 0)
+        let list = try JSONValue.parse(try daemon.toastctl("list", "--json").stdout)
+        guard case .array(let toasts)? = list["toasts"] else {
+            Issue.record("no toasts in \(list)")
+            return
+        }
+        #expect(toasts.count == 1)
+        #expect(toasts.first?["role"] == "success")
+        #expect(toasts.first?["title"] == "Done")
     }
 
     @Test func twoClientsAddingTheSameToastShareOne() throws {
