@@ -39,6 +39,8 @@ public struct ToastService: Sendable {
         }
         public var effects: [SchedulerEffect]
         public var directive: Directive?
+        /// The request's `ref`, for the caller's reply to a directive.
+        public var ref: JSONValue?
 
         enum Stored: Sendable {
             case none
@@ -48,10 +50,11 @@ public struct ToastService: Sendable {
 
         var stored: Stored
 
-        init(reply: JSONValue?, effects: [SchedulerEffect], directive: Directive? = nil) {
+        init(reply: JSONValue?, effects: [SchedulerEffect], directive: Directive? = nil, ref: JSONValue? = nil) {
             stored = reply.map(Stored.value) ?? .none
             self.effects = effects
             self.directive = directive
+            self.ref = ref
         }
 
         init(ref: JSONValue?, result: Result<SchedulerReply, ToastError>, effects: [SchedulerEffect]) {
@@ -111,9 +114,9 @@ public struct ToastService: Sendable {
             let snapshot = WireEncoder.snapshot(scheduler.snapshot(filter: filter))
             return Response(reply: WireEncoder.ok(ref: ref, result: snapshot), effects: [])
         case .subscribe(let filter, let snapshot):
-            return Response(reply: nil, effects: [], directive: .subscribe(filter, snapshot: snapshot))
+            return Response(reply: nil, effects: [], directive: .subscribe(filter, snapshot: snapshot), ref: ref)
         case .status:
-            return Response(reply: nil, effects: [], directive: .status)
+            return Response(reply: nil, effects: [], directive: .status, ref: ref)
         }
     }
 

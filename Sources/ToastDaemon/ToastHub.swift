@@ -101,9 +101,9 @@ final class ToastHub: @unchecked Sendable {
         case .subscribe(let filter, let snapshot)?:
             connection.subscription = filter
             snapshotAfterReply = snapshot
-            reply = WireEncoder.line(WireEncoder.ok(ref: refOf(line), result: ["subscribed": true]))
+            reply = WireEncoder.line(WireEncoder.ok(ref: response.ref, result: ["subscribed": true]))
         case .status?:
-            reply = WireEncoder.line(WireEncoder.ok(ref: refOf(line), result: status()))
+            reply = WireEncoder.line(WireEncoder.ok(ref: response.ref, result: status()))
         case nil:
             break
         }
@@ -136,10 +136,6 @@ final class ToastHub: @unchecked Sendable {
         guard let connection = connections[id] else { return }
         let error = ToastError(.lineTooLong, "the line exceeds \(maxLineBytes) bytes; it was discarded up to its newline")
         send(ByteBuffer(bytes: WireEncoder.line(WireEncoder.failure(ref: nil, error: error))), to: connection, force: true)
-    }
-
-    private func refOf(_ line: ByteBuffer) -> JSONValue? {
-        (try? JSONValue.parse(line.readableBytesView))?["ref"]
     }
 
     private func status() -> JSONValue {

@@ -198,3 +198,15 @@ extension EventLineTests {
         }
     }
 }
+
+@Suite("Directives carry the request's ref")
+struct DirectiveRefTests {
+    @Test(arguments: [#"{"op":"status","ref":"s1"}"#, #"{"op":"subscribe","ref":"s1","snapshot":false}"#])
+    func theCallerRepliesWithTheRef(line: String) {
+        var service = ToastService()
+        let response = service.respond(toLine: Array(line.utf8), defaultSource: nil, now: 0)
+        #expect(response.directive != nil)
+        #expect(response.reply == nil)
+        #expect(response.ref == "s1")
+    }
+}
