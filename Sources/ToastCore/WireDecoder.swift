@@ -42,7 +42,7 @@ public enum WireDecoder {
         }
         let op = try fields.requiredString("op")
         func only(_ keys: String...) throws(ToastError) {
-            try fields.rejectUnknown(allowed: Set(keys + ["op", "ref"]))
+            try fields.rejectUnknown(allowed: keys + ["op", "ref"])
         }
         switch op {
         case "hello":
