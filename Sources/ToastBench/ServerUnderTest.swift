@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ToastClient
 
 /// A server a benchmark talks to on a Unix socket in a private directory:
 /// toastd itself, or one of the echo baselines.
@@ -46,36 +47,26 @@ public final class ServerUnderTest: @unchecked Sendable {
 }
 
 /// A connected Unix stream socket with plain blocking reads and writes,
-/// for load generators that must cost as little as possible.
+/// for load generators that must cost as little as possible: it connects
+/// through `ToastConnection`, then reads and writes raw bytes (a hostile
+/// client's half lines included) and hands out lines in batches.
 public final class LineSocket: @unchecked Sendable {
-    public private(set) var fd: Int32
+    private var connection: ToastConnection?
     private var buffer = [UInt8](repeating: 0, count: 1 << 16)
     private var pending: [UInt8] = []
 
+    public var fd: Int32 { connection?.fileDescriptor ?? -1 }
+
     public init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw BenchError("socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw BenchError("socket path too long") }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else {
-            let reason = String(cString: strerror(errno))
-            Glibc.close(fd)
-            throw BenchError("connect \(path): \(reason)")
+        do {
+            connection = try ToastConnection(path: path)
+        } catch {
+            throw BenchError("\(error)")
         }
     }
 
-    public func close() {
-        if fd >= 0 { Glibc.close(fd) }
-        fd = -1
-    }
-
-    deinit { close() }
+    /// Closes the socket now (it also closes when the object goes).
+    public func close() { connection = nil }
 
     /// Writes everything, or throws (a peer that hung up included: no SIGPIPE).
     public func write(_ bytes: [UInt8]) throws {
