@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -33,20 +35,7 @@ public struct Samples: Sendable {
 /// Formatting for the report's tables.
 public enum Figure {
     public static func fixed(_ value: Double, _ decimals: Int = 2) -> String {
-        guard value.isFinite else { return "n/a" }
-        var scale = 1.0
-        for _ in 0..<decimals { scale *= 10 }
-        let rounded = (value * scale).rounded() / scale
-        var text = "\(rounded)"
-        if let dot = text.firstIndex(of: ".") {
-            let have = text.distance(from: dot, to: text.endIndex) - 1
-            if decimals == 0 {
-                text = String(text[..<dot])
-            } else if have < decimals {
-                text += String(repeating: "0", count: decimals - have)
-            }
-        }
-        return text
+        value.isFinite ? String(format: "%.\(decimals)f", value) : "n/a"
     }
 
     /// "3.40×"

@@ -43,6 +43,8 @@ struct LoadToolTests {
         #expect(Figure.count(1_234_567) == "1,234,567")
         #expect(Figure.fixed(1.5, 2) == "1.50")
         #expect(Figure.ratio(2) == "2.00×")
+        #expect(Figure.fixed(863.7, 0) == "864")
+        #expect(Figure.fixed(.nan) == "n/a")
     }
 
     @Test func theSoakFindsAToastsIDInEventsAndReplies() {
