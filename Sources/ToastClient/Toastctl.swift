@@ -238,8 +238,7 @@ extension Toastctl {
             guard !patch.isEmpty else { throw ValidationError("give at least one field to change") }
             var request = target.members(op: "update")
             request["toast"] = .object(patch)
-            let result = try client.perform(.object(request))
-            client.output(result) { "\(result["id"]?.intValue ?? 0)" }
+            try client.performPrintingID(request)
         }
     }
 
