@@ -129,23 +129,12 @@ extension ArraySlice<UInt8> {
         }
     }
 
-    /// The decimal number right after the first `needle` that a digit
-    /// follows, if any.
-    public func integer(after needle: [UInt8]) -> Int? {
-        var index = startIndex
-        while index + needle.count < endIndex {
+    /// Where the first `needle` at or after `from` ends, if there is one.
+    public func end(of needle: [UInt8], from: Index? = nil) -> Index? {
+        var index = from ?? startIndex
+        while index + needle.count <= endIndex {
             if self[index] == needle[0], self[index..<index + needle.count].elementsEqual(needle) {
-                var cursor = index + needle.count
-                guard self[cursor] >= UInt8(ascii: "0") && self[cursor] <= UInt8(ascii: "9") else {
-                    index = cursor
-                    continue
-                }
-                var value = 0
-                while cursor < endIndex, self[cursor] >= UInt8(ascii: "0"), self[cursor] <= UInt8(ascii: "9") {
-                    value = value * 10 + Int(self[cursor] - UInt8(ascii: "0"))
-                    cursor += 1
-                }
-                return value
+                return index + needle.count
             }
             index += 1
         }
@@ -153,14 +142,35 @@ extension ArraySlice<UInt8> {
     }
 
     /// Whether the line contains `needle` (ASCII).
-    public func contains(_ needle: [UInt8]) -> Bool {
-        guard needle.count <= count else { return false }
-        var index = startIndex
-        let last = endIndex - needle.count
-        while index <= last {
-            if self[index] == needle[0] && self[index..<index + needle.count].elementsEqual(needle) { return true }
-            index += 1
+    public func contains(_ needle: [UInt8]) -> Bool { end(of: needle) != nil }
+
+    /// The decimal number right after the first `needle` that a digit
+    /// follows, if any.
+    public func integer(after needle: [UInt8]) -> Int? {
+        func isDigit(_ index: Index) -> Bool {
+            index < endIndex && self[index] >= UInt8(ascii: "0") && self[index] <= UInt8(ascii: "9")
         }
-        return false
+        var from = startIndex
+        while let start = end(of: needle, from: from) {
+            guard isDigit(start) else {
+                from = start
+                continue
+            }
+            var value = 0
+            var cursor = start
+            while isDigit(cursor) {
+                value = value * 10 + Int(self[cursor] - UInt8(ascii: "0"))
+                cursor += 1
+            }
+            return value
+        }
+        return nil
+    }
+
+    /// The text up to the next `"` after the first `needle`, if any.
+    public func text(after needle: [UInt8]) -> String? {
+        guard let start = end(of: needle) else { return nil }
+        let stop = self[start...].firstIndex(of: UInt8(ascii: "\"")) ?? endIndex
+        return String(decoding: self[start..<stop], as: UTF8.self)
     }
 }

@@ -281,17 +281,7 @@ public struct Soak: Sendable {
 
     /// The `code` of an error reply.
     static func errorCode(in reply: ArraySlice<UInt8>) -> String {
-        let key = Array(#""code":""#.utf8)
-        var index = reply.startIndex
-        while index + key.count < reply.endIndex {
-            if reply[index..<index + key.count].elementsEqual(key) {
-                let start = index + key.count
-                let end = reply[start...].firstIndex(of: UInt8(ascii: "\"")) ?? reply.endIndex
-                return String(decoding: reply[start..<end], as: UTF8.self)
-            }
-            index += 1
-        }
-        return "unknown"
+        reply.text(after: Array(#""code":""#.utf8)) ?? "unknown"
     }
 
     /// Sends something hostile on a fresh connection, then vanishes.

@@ -66,3 +66,18 @@ struct LoadToolTests {
         #expect(FanOutBenchmark.sample(after: needle, in: Array("{}".utf8)[...]) == nil)
     }
 }
+
+extension LoadToolTests {
+    @Test func theSoakReadsAnErrorReplysCode() {
+        let reply = Array(#"{"error":{"code":"queue_full","message":"m"},"ok":false}"#.utf8)
+        #expect(Soak.errorCode(in: reply[...]) == "queue_full")
+        #expect(Soak.errorCode(in: Array(#"{"ok":false}"#.utf8)[...]) == "unknown")
+    }
+
+    @Test func needlesAreFoundAtTheVeryEnd() {
+        let line = Array(#"{"id":12"#.utf8)[...]
+        #expect(line.integer(after: Array(#""id":"#.utf8)) == 12)
+        #expect(line.contains(Array("12".utf8)))
+        #expect(!line.contains(Array("123".utf8)))
+    }
+}
