@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """Writes fuzz/corpus/<name>.seed from each protocol/examples transcript:
-its requests as lines, and its clock moves as relative '@N' lines (the
-format of Sources/ToastFuzzing/FuzzInput.swift)."""
+its requests as lines (each connection's in order: "N> " loses its
+prefix), and its clock moves as relative '@N' lines (the format of
+Sources/ToastFuzzing/FuzzInput.swift)."""
 import pathlib
+import re
+
+REQUEST = re.compile(r"^[0-9]+> ")
 
 root = pathlib.Path(__file__).resolve().parent.parent
 for transcript in sorted((root / "protocol" / "examples").glob("*.transcript")):
@@ -13,8 +17,8 @@ for transcript in sorted((root / "protocol" / "examples").glob("*.transcript")):
             if target > now:
                 lines.append(f"@{target - now}")
             now = max(now, target)
-        elif line.startswith("> "):
-            lines.append(line[2:])
+        elif REQUEST.match(line):
+            lines.append(line.split(" ", 1)[1])
     out = root / "fuzz" / "corpus" / (transcript.stem + ".seed")
     out.write_text("\n".join(lines) + "\n")
     print(out.relative_to(root))

@@ -5,10 +5,15 @@ struct FieldReader {
     /// Prefix of every field path, e.g. "toast." or "".
     let path: String
 
+    /// The request itself must be an object (`invalid_request`); a member
+    /// that must be one and is not has the wrong type (`invalid_field`).
     init(_ value: JSONValue, path: String) throws(ToastError) {
         guard case .object(let members) = value else {
-            let name = path.isEmpty ? "the request" : String(path.dropLast())
-            throw ToastError(.invalidRequest, "\(name) must be a JSON object, not \(value.typeName)", field: path.isEmpty ? nil : name)
+            if path.isEmpty {
+                throw ToastError(.invalidRequest, "the request must be a JSON object, not \(value.typeName)")
+            }
+            let name = String(path.dropLast())
+            throw ToastError.invalid(name, "must be a JSON object, not \(value.typeName)")
         }
         self.members = members
         self.path = path
@@ -16,13 +21,9 @@ struct FieldReader {
 
     func has(_ key: String) -> Bool { members[key] != nil }
 
-    /// A member that is absent or `null`.
-    func isAbsent(_ key: String) -> Bool {
-        switch members[key] {
-        case nil, .null?: true
-        default: false
-        }
-    }
+    /// Whether a member is present and `null`: only `update` gives that a
+    /// meaning (a reset); everywhere else `null` is a value of the wrong type.
+    func isNull(_ key: String) -> Bool { members[key] == .null }
 
     /// Every member must be one of `allowed`. Allocates nothing unless a
     /// member is unknown (this runs on every request).
@@ -37,7 +38,7 @@ struct FieldReader {
     }
 
     func string(_ key: String) throws(ToastError) -> String? {
-        guard let value = members[key], value != .null else { return nil }
+        guard let value = members[key] else { return nil }
         guard let string = value.stringValue else { throw typeError(key, "a string", value) }
         return string
     }
@@ -48,15 +49,28 @@ struct FieldReader {
     }
 
     func bool(_ key: String) throws(ToastError) -> Bool? {
-        guard let value = members[key], value != .null else { return nil }
+        guard let value = members[key] else { return nil }
         guard let bool = value.boolValue else { throw typeError(key, "true or false", value) }
         return bool
     }
 
     func positiveInteger(_ key: String) throws(ToastError) -> UInt64? {
-        guard let value = members[key], value != .null else { return nil }
-        guard let int = value.intValue else { throw typeError(key, "an integer", value) }
-        guard int > 0 else { throw ToastError.invalid(path + key, "must be a positive integer (got \(int))") }
+        guard let value = members[key] else { return nil }
+        guard let int = value.intValue, int > 0, int <= Self.maxSafeInteger else {
+            throw ToastError.invalid(path + key, "must be an integer from 1 to 2^53-1, not \(value.serialized.prefix(32))")
+        }
+        return UInt64(int)
+    }
+
+    /// The largest integer every JSON implementation reads exactly (2^53-1).
+    static let maxSafeInteger: Int64 = (1 << 53) - 1
+
+    /// A non-negative integer no larger than 2^53-1.
+    func sequenceNumber(_ key: String) throws(ToastError) -> UInt64? {
+        guard let value = members[key] else { return nil }
+        guard let int = value.intValue, int >= 0, int <= Self.maxSafeInteger else {
+            throw ToastError.invalid(path + key, "must be an integer from 0 to 2^53-1, not \(value.serialized.prefix(32))")
+        }
         return UInt64(int)
     }
 
@@ -77,7 +91,7 @@ struct FieldReader {
     }
 
     func array(_ key: String) throws(ToastError) -> [JSONValue]? {
-        guard let value = members[key], value != .null else { return nil }
+        guard let value = members[key] else { return nil }
         guard case .array(let elements) = value else { throw typeError(key, "an array", value) }
         return elements
     }

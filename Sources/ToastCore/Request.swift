@@ -19,8 +19,9 @@ public enum Request: Sendable, Hashable {
     case hello(Hello)
     /// The current state, optionally filtered.
     case list(EventFilter)
-    /// Turn this connection into a subscriber: a snapshot, then live events.
-    case subscribe(EventFilter, snapshot: Bool)
+    /// Turn this connection into a subscriber: a snapshot (or the events it
+    /// missed), then live events.
+    case subscribe(Subscribe)
     /// Counters of the daemon.
     case status
 
@@ -40,6 +41,23 @@ public enum Request: Sendable, Hashable {
         }
     }
 
+    public struct Subscribe: Sendable, Hashable {
+        public var filter: EventFilter
+        /// Send a snapshot first (when not resuming).
+        public var snapshot: Bool
+        /// Resume after this sequence number: replay what followed it.
+        public var since: UInt64?
+        /// The instance `since` belongs to; another instance means a resync.
+        public var instance: String?
+
+        public init(filter: EventFilter = EventFilter(), snapshot: Bool = true, since: UInt64? = nil, instance: String? = nil) {
+            self.filter = filter
+            self.snapshot = snapshot
+            self.since = since
+            self.instance = instance
+        }
+    }
+
     /// The op names, as spelled on the wire.
     public static let operations = [
         "hello", "add", "update", "remove", "dismiss", "invoke", "clear", "list",
@@ -49,13 +67,19 @@ public enum Request: Sendable, Hashable {
 
 /// Facts about this implementation of the protocol.
 public enum ProtocolInfo {
+    /// The major version: what a client sends in `hello`. Minor revisions
+    /// only add (members, ops, values), so a 1.0 client works with 1.1.
     public static let version = 1
+    /// The full version, reported by `hello` as `version`.
+    public static let revision = "1.1"
     public static let server = "toastd/0.1.0"
     /// What this server supports, for clients to check before they rely on it.
     public static let capabilities = [
         "actions", "clear", "dedupe", "endSource", "invalidation", "cancellation", "list",
-        "pause", "progress", "scenes", "status", "subscribe", "update", "wait",
+        "pause", "progress", "resume", "scenes", "status", "subscribe", "update", "wait",
     ]
+    /// How many published events are kept for `subscribe` with `since`, by default.
+    public static let defaultResumeEvents = 10_000
     /// The longest request line accepted by default, in bytes (newline excluded).
     public static let defaultMaxLineBytes = 65_536
 }

@@ -194,9 +194,14 @@ public struct SchedulerStateMachine: Sendable {
 
     /// The same toast again: update it where it is, count the repeat, and if
     /// it is shown move it to the newest place and restart its timer.
+    /// It keeps what `update` may not change either: the source and the
+    /// policies that tie the toast to it belong to whoever added it first.
     private mutating func dedupe(_ existing: ToastRecord, with toast: Toast) -> ToastRecord {
         var record = existing
         record.toast = toast
+        record.toast.source = existing.toast.source
+        record.toast.cancellation = existing.toast.cancellation
+        record.toast.invalidation = existing.toast.invalidation
         record.repeatCount += 1
         if record.state == .shown {
             let key = record.stack
@@ -266,7 +271,13 @@ public struct SchedulerStateMachine: Sendable {
 
     /// A new toast from `source`: cancel its waiting toasts whose policy is
     /// `always`, then dismiss its shown toasts that asked for `contextChanged`.
+    ///
+    /// The new toast's id is recorded as the source's newest first, so that
+    /// a waiting `contextChanged` toast promoted into a slot freed here is
+    /// already stale (see `present`): the order is invalidation, then the
+    /// promotions it causes, then the new toast.
     private mutating func applySourceTriggers(_ source: String) {
+        sources[source]?.newest = nextID
         guard let entry = sources[source] else { return }
         for id in entry.cancelOnNext.sorted() {
             end(id, dismissed: .invalidated, cancelled: .superseded)
@@ -329,12 +340,19 @@ public struct SchedulerStateMachine: Sendable {
         emit(.presented(record))
     }
 
+    /// Whether a newer toast from the same source has made this one's
+    /// context stale (section 5.4 of PROTOCOL.md).
+    private func isStale(_ record: ToastRecord) -> Bool {
+        record.toast.invalidation.contains(.contextChanged)
+            && (sources[record.sourceKey]?.newest ?? 0) > record.id
+    }
+
     /// Shows waiting toasts of one stack while it has free slots.
     private mutating func fill(_ key: StackKey) {
         defer { dropIfEmpty(key) }
         guard !isPaused else { return }
         let limit = configuration.maxVisible(key.alignment)
-        while (stacks[key]?.shown.count ?? limit) < limit, let next = popWaiting(key) {
+        while (stacks[key]?.shown.count ?? limit) < limit, let next = popPresentable(key) {
             present(next)
         }
     }
@@ -344,7 +362,7 @@ public struct SchedulerStateMachine: Sendable {
         var promoted: [ToastID] = []
         for key in stacks.keys.sorted() {
             var slots = configuration.maxVisible(key.alignment) - stacks[key]!.shown.count
-            while slots > 0, let next = popWaiting(key) {
+            while slots > 0, let next = popPresentable(key) {
                 promoted.append(next)
                 slots -= 1
             }
@@ -381,8 +399,9 @@ public struct SchedulerStateMachine: Sendable {
     // MARK: - Bookkeeping
 
     /// Ends a toast: dismissed if it was shown, cancelled if it waited.
+    /// `dequeued`: a waiting toast already taken off its queue (by `popWaiting`).
     private mutating func end(
-        _ id: ToastID, dismissed: DismissReason, cancelled: CancelReason, refill: Bool = true
+        _ id: ToastID, dismissed: DismissReason, cancelled: CancelReason, refill: Bool = true, dequeued: Bool = false
     ) {
         guard let record = records[id] else { return }
         let key = record.stack
@@ -393,7 +412,7 @@ public struct SchedulerStateMachine: Sendable {
             emit(.dismissed(record, dismissed))
             if refill { fill(key) }
         case .queued:
-            if var queue = takeQueue(key) {
+            if !dequeued, var queue = takeQueue(key) {
                 queue.noteRemoved(isLive: { self.records[$0]?.state == .queued })
                 stacks[key]!.queue = queue
             }
@@ -446,6 +465,18 @@ public struct SchedulerStateMachine: Sendable {
         return stacks[key]!.queue
     }
 
+    /// Takes the oldest waiting toast of a stack that may still be shown.
+    /// A toast whose presentation is already invalid (`isStale`) is never
+    /// shown: it ends `cancelled` with reason `invalidated`, and the next one
+    /// in line is taken instead.
+    private mutating func popPresentable(_ key: StackKey) -> ToastID? {
+        while let next = popWaiting(key) {
+            guard let record = records[next], isStale(record) else { return next }
+            end(next, dismissed: .invalidated, cancelled: .invalidated, refill: false, dequeued: true)
+        }
+        return nil
+    }
+
     /// Takes the oldest waiting toast of a stack.
     private mutating func popWaiting(_ key: StackKey) -> ToastID? {
         guard var queue = takeQueue(key) else { return nil }
@@ -492,11 +523,15 @@ extension SchedulerStateMachine {
         var cancelOnNext: Set<ToastID> = []
         /// Shown toasts with the `contextChanged` invalidation option.
         var invalidateOnNext: Set<ToastID> = []
+        /// The id of the newest toast the source added (not a dedupe): a
+        /// waiting `contextChanged` toast older than it is stale.
+        var newest: ToastID = 0
 
         var isEmpty: Bool { all.isEmpty }
 
         mutating func insert(_ record: ToastRecord) {
             all.insert(record.id)
+            newest = max(newest, record.id)
             if record.state == .queued && record.toast.cancellation == .always { cancelOnNext.insert(record.id) }
             if record.state == .shown && record.toast.invalidation.contains(.contextChanged) {
                 invalidateOnNext.insert(record.id)

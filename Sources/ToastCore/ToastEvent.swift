@@ -60,6 +60,9 @@ public enum DismissReason: String, Sendable, Hashable, CaseIterable {
 public enum CancelReason: String, Sendable, Hashable, CaseIterable {
     /// Its source sent a newer toast (cancellation `always`).
     case superseded
+    /// Its source added a newer toast before it could be shown, and it asked
+    /// for `contextChanged`: showing it would show a stale context.
+    case invalidated
     /// Its source ended (cancellation `presentation` or `always`).
     case sourceEnded
     case removed

@@ -2,14 +2,36 @@
 /// the reply line and the scheduler's effects out. The daemon wraps it in
 /// sockets; the transcript tests and the fuzzer drive it directly.
 ///
+/// It also knows where each event goes (`EventRouter`) and keeps the
+/// recent events for subscribers that resume (`EventBacklog`): `publish`
+/// encodes each event once and says which connections receive it, and
+/// `subscribe` answers a subscription with its snapshot or its replay.
+///
 /// Connection-level operations (`subscribe`, `status`, the source binding
 /// of `hello`) need the daemon's state, so they come back as a `directive`
 /// for the caller to carry out.
 public struct ToastService: Sendable {
     public private(set) var scheduler: SchedulerStateMachine
+    public private(set) var router = EventRouter()
+    public private(set) var backlog: EventBacklog
+    /// Names this daemon's space of ids and sequence numbers (see `hello`).
+    public let instance: String
+    /// Each open connection's default source, and the source it bound.
+    private var peers: [EventRouter.ConnectionID: Peer] = [:]
 
-    public init(configuration: SchedulerConfiguration = SchedulerConfiguration()) {
+    struct Peer: Sendable {
+        var source: String?
+        var bound: String?
+    }
+
+    public init(
+        configuration: SchedulerConfiguration = SchedulerConfiguration(),
+        instance: String = "local",
+        resumeEvents: Int = ProtocolInfo.defaultResumeEvents
+    ) {
         scheduler = SchedulerStateMachine(configuration: configuration)
+        backlog = EventBacklog(capacity: resumeEvents)
+        self.instance = instance
     }
 
     public struct Response: Sendable {
@@ -73,23 +95,42 @@ public struct ToastService: Sendable {
     public enum Directive: Sendable, Hashable {
         /// A successful handshake; the caller records the connection's source.
         case hello(Request.Hello)
-        case subscribe(EventFilter, snapshot: Bool)
+        /// The caller answers with `subscribe(_:_:ref:now:)`.
+        case subscribe(Request.Subscribe)
         case status
     }
 
+    /// Answers one request line that came on `connection` (see `connect`):
+    /// its toasts get the connection's source, a `hello` may change or bind
+    /// that source, and an add or update makes the connection hear how the
+    /// toast ends (section 6.3 of PROTOCOL.md).
     public mutating func respond<Bytes: Collection<UInt8>>(
-        toLine line: Bytes, defaultSource: String?, now: ToastInstant
+        toLine line: Bytes, from connection: EventRouter.ConnectionID, now: ToastInstant
+    ) -> Response {
+        let response = respond(toLine: line, defaultSource: peers[connection]?.source, now: now, connection: connection)
+        if case .hello(let hello)? = response.directive, peers[connection] != nil {
+            if let source = hello.source { peers[connection]!.source = source }
+            peers[connection]!.bound = hello.bindSource ? hello.source : nil
+        }
+        return response
+    }
+
+    /// Answers one request line that belongs to no connection (the fuzzer,
+    /// the benchmarks): toasts without a source get `defaultSource`.
+    public mutating func respond<Bytes: Collection<UInt8>>(
+        toLine line: Bytes, defaultSource: String?, now: ToastInstant, connection: EventRouter.ConnectionID? = nil
     ) -> Response {
         switch WireDecoder.decode(line: line) {
         case .success(let envelope):
-            return respond(to: envelope, defaultSource: defaultSource, now: now)
+            return respond(to: envelope, defaultSource: defaultSource, now: now, connection: connection)
         case .failure(let failure):
             return Response(reply: WireEncoder.failure(ref: failure.ref, error: failure.error), effects: [])
         }
     }
 
     public mutating func respond(
-        to envelope: RequestEnvelope, defaultSource: String?, now: ToastInstant
+        to envelope: RequestEnvelope, defaultSource: String?, now: ToastInstant,
+        connection: EventRouter.ConnectionID? = nil
     ) -> Response {
         let ref = envelope.ref
         switch envelope.request {
@@ -99,6 +140,11 @@ public struct ToastService: Sendable {
                 command = .add(toast)
             }
             let transition = scheduler.handle(command, now: now)
+            if let connection, case .success(.added(let record, _, _)) = transition.reply {
+                noteAdder(connection, of: record.id)
+            } else if let connection, case .success(.updated(let record)) = transition.reply {
+                noteAdder(connection, of: record.id)
+            }
             return Response(ref: ref, result: transition.reply, effects: transition.effects)
         case .hello(let hello):
             guard hello.version == ProtocolInfo.version else {
@@ -109,15 +155,95 @@ public struct ToastService: Sendable {
                 )
                 return Response(reply: WireEncoder.failure(ref: ref, error: error), effects: [])
             }
-            return Response(reply: WireEncoder.ok(ref: ref, result: WireEncoder.hello()), effects: [], directive: .hello(hello))
+            return Response(
+                reply: WireEncoder.ok(ref: ref, result: WireEncoder.hello(instance: instance)), effects: [],
+                directive: .hello(hello)
+            )
         case .list(let filter):
-            let snapshot = WireEncoder.snapshot(scheduler.snapshot(filter: filter))
+            let snapshot = WireEncoder.snapshot(scheduler.snapshot(filter: filter), instance: instance)
             return Response(reply: WireEncoder.ok(ref: ref, result: snapshot), effects: [])
-        case .subscribe(let filter, let snapshot):
-            return Response(reply: nil, effects: [], directive: .subscribe(filter, snapshot: snapshot), ref: ref)
+        case .subscribe(let subscribe):
+            return Response(reply: nil, effects: [], directive: .subscribe(subscribe), ref: ref)
         case .status:
             return Response(reply: nil, effects: [], directive: .status, ref: ref)
         }
+    }
+
+    // MARK: - Connections and events
+
+    /// A toast the connection added is live: it hears that toast's end.
+    private mutating func noteAdder(_ connection: EventRouter.ConnectionID, of toast: ToastID) {
+        if scheduler.record(toast) != nil { router.noteAdder(connection, of: toast) }
+    }
+
+    /// A connection opened; `source` is the default source of its toasts
+    /// (the daemon passes the peer's `name[pid]`).
+    public mutating func connect(_ connection: EventRouter.ConnectionID, source: String?) {
+        router.connect(connection)
+        peers[connection] = Peer(source: source)
+    }
+
+    /// A connection closed: it receives nothing more, and the source it
+    /// bound with `hello` ends (section 5.4). Returns that end's effects.
+    public mutating func disconnect(_ connection: EventRouter.ConnectionID, now: ToastInstant) -> [SchedulerEffect] {
+        router.disconnect(connection)
+        guard let source = peers.removeValue(forKey: connection)?.bound else { return [] }
+        return scheduler.handle(.endSource(source), now: now).effects
+    }
+
+    /// The default source of a connection's toasts, after any `hello`.
+    public func source(of connection: EventRouter.ConnectionID) -> String? { peers[connection]?.source }
+
+    /// The source a connection bound with `hello`, if any.
+    public func boundSource(of connection: EventRouter.ConnectionID) -> String? { peers[connection]?.bound }
+
+    /// One event, encoded once, and the connections that receive it.
+    public struct Publication: Sendable {
+        public var event: ToastEvent
+        /// The event's line, newline included: the same bytes for everyone.
+        public var line: [UInt8]
+        public var deliveries: [EventRouter.Delivery]
+    }
+
+    /// Encodes the events among `effects`, keeps them for resuming
+    /// subscribers, and routes each one.
+    public mutating func publish(_ effects: [SchedulerEffect]) -> [Publication] {
+        var publications: [Publication] = []
+        for case .publish(let event) in effects {
+            let line = WireEncoder.eventLine(event)
+            backlog.append(event, line: line)
+            publications.append(Publication(event: event, line: line, deliveries: router.route(event)))
+        }
+        return publications
+    }
+
+    /// Makes `connection` a subscriber and returns the lines it gets at once,
+    /// in order: the reply, then either a snapshot or the events it missed
+    /// since `request.since` (section 6.4 of PROTOCOL.md).
+    public mutating func subscribe(
+        _ connection: EventRouter.ConnectionID, _ request: Request.Subscribe, ref: JSONValue?, now: ToastInstant
+    ) -> [[UInt8]] {
+        router.subscribe(connection, filter: request.filter)
+        var result: [String: JSONValue] = ["subscribed": true, "instance": .string(instance)]
+        var replay: [EventBacklog.Entry]?
+        if let since = request.since {
+            if request.instance == nil || request.instance == instance {
+                replay = backlog.events(after: since, lastSequence: scheduler.lastSequence, matching: request.filter)
+            }
+            result["resync"] = .bool(replay == nil)
+        }
+        var lines = [WireEncoder.line(WireEncoder.ok(ref: ref, result: .object(result)))]
+        if let replay {
+            lines += replay.map(\.line)
+        } else if request.snapshot || request.since != nil {
+            lines.append(snapshotLine(filter: request.filter, now: now))
+        }
+        return lines
+    }
+
+    /// The `snapshot` event for a subscriber with this filter.
+    public func snapshotLine(filter: EventFilter, now: ToastInstant) -> [UInt8] {
+        WireEncoder.line(WireEncoder.snapshotEvent(scheduler.snapshot(filter: filter), instance: instance, time: now))
     }
 
     /// Lets time pass: expires what is due at `now`.

@@ -109,8 +109,17 @@ public enum WireDecoder {
             try Toast.checkText(source, field: "source", max: ToastLimits.sourceBytes)
             return .command(.endSource(source))
         case "subscribe":
-            try only("scene", "roles", "snapshot")
-            return .subscribe(try decodeFilter(fields), snapshot: try fields.bool("snapshot") ?? true)
+            try only("scene", "roles", "snapshot", "since", "instance")
+            let instance = try fields.string("instance")
+            if instance != nil && !fields.has("since") {
+                throw ToastError(.missingField, "'instance' names the instance of 'since'; give both", field: "since")
+            }
+            return .subscribe(
+                Request.Subscribe(
+                    filter: try decodeFilter(fields), snapshot: try fields.bool("snapshot") ?? true,
+                    since: try fields.sequenceNumber("since"), instance: instance
+                )
+            )
         case "status":
             try only()
             return .status
@@ -207,16 +216,16 @@ public enum WireDecoder {
         }
         try fields.rejectUnknown(allowed: patchFields)
         var patch = ToastPatch()
-        if fields.has("message") {
-            guard let message = try fields.string("message") else {
-                throw ToastError.invalid("toast.message", "must be a string, not null")
-            }
-            patch.message = message
-        }
-        if fields.has("title") { patch.title = .some(try fields.string("title")) }
-        if fields.has("icon") { patch.icon = .some(try fields.string("icon")) }
+        patch.message = try fields.string("message")
+        // `null` resets these three (and only these) to "none" or the default.
+        if fields.has("title") { patch.title = .some(fields.isNull("title") ? nil : try fields.string("title")) }
+        if fields.has("icon") { patch.icon = .some(fields.isNull("icon") ? nil : try fields.string("icon")) }
         patch.role = try fields.enumeration("role", ToastRole.self)
-        if fields.has("duration") { patch.duration = .some(try decodeDuration(fields.members["duration"], field: "toast.duration")) }
+        if fields.has("duration") {
+            patch.duration = .some(
+                fields.isNull("duration") ? nil : try decodeDuration(fields.members["duration"], field: "toast.duration")
+            )
+        }
         patch.progress = try decodeProgress(fields.members["progress"], field: "toast.progress")
         patch.dismissible = try fields.bool("dismissible")
         patch.closeButton = try fields.bool("closeButton")
@@ -230,7 +239,7 @@ public enum WireDecoder {
     /// `"short"`, `"long"`, `"longer"`, `"indefinite"`, or a number of seconds.
     static func decodeDuration(_ value: JSONValue?, field: String) throws(ToastError) -> ToastDuration? {
         switch value {
-        case nil, .null?:
+        case nil:
             return nil
         case .string(let name)?:
             switch name {
@@ -256,7 +265,7 @@ public enum WireDecoder {
     /// `"none"`, `"indeterminate"`, or a fraction from 0 to 1.
     static func decodeProgress(_ value: JSONValue?, field: String) throws(ToastError) -> ToastProgress? {
         switch value {
-        case nil, .null?:
+        case nil:
             return nil
         case .string("none")?:
             return ToastProgress.none

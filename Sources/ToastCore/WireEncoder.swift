@@ -58,17 +58,38 @@ public enum WireEncoder {
         }
     }
 
-    public static func hello() -> JSONValue {
+    public static func hello(instance: String) -> JSONValue {
         [
             "protocol": .int(Int64(ProtocolInfo.version)),
+            "version": .string(ProtocolInfo.revision),
+            "instance": .string(instance),
             "server": .string(ProtocolInfo.server),
             "capabilities": .array(ProtocolInfo.capabilities.map { .string($0) }),
             "limits": ToastLimits.asJSON,
         ]
     }
 
-    public static func snapshot(_ snapshot: SchedulerSnapshot) -> JSONValue {
+    /// The result of `status`; the daemon supplies what only it knows.
+    public static func status(
+        _ scheduler: SchedulerStateMachine, instance: String, connections: Int, subscribers: Int,
+        uptimeMilliseconds: Int64
+    ) -> JSONValue {
         [
+            "server": .string(ProtocolInfo.server),
+            "instance": .string(instance),
+            "shown": .int(Int64(scheduler.shownCount)),
+            "queued": .int(Int64(scheduler.queuedCount)),
+            "paused": .bool(scheduler.isPaused),
+            "connections": .int(Int64(connections)),
+            "subscribers": .int(Int64(subscribers)),
+            "lastSequence": .int(Int64(scheduler.lastSequence)),
+            "uptimeMs": .int(uptimeMilliseconds),
+        ]
+    }
+
+    public static func snapshot(_ snapshot: SchedulerSnapshot, instance: String) -> JSONValue {
+        [
+            "instance": .string(instance),
             "paused": .bool(snapshot.paused),
             "sequence": .int(Int64(snapshot.sequence)),
             "stacks": .array(
@@ -113,8 +134,8 @@ public enum WireEncoder {
     }
 
     /// The `snapshot` event a new subscriber receives first.
-    public static func snapshotEvent(_ snapshot: SchedulerSnapshot, time: ToastInstant) -> JSONValue {
-        guard case .object(var members) = Self.snapshot(snapshot) else { preconditionFailure() }
+    public static func snapshotEvent(_ snapshot: SchedulerSnapshot, instance: String, time: ToastInstant) -> JSONValue {
+        guard case .object(var members) = Self.snapshot(snapshot, instance: instance) else { preconditionFailure() }
         members["event"] = "snapshot"
         members["seq"] = .int(Int64(snapshot.sequence))
         members["time"] = .int(time)

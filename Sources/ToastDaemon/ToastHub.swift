@@ -16,6 +16,8 @@ final class ToastHub: @unchecked Sendable {
         var subscriberBufferBytes = 1 << 20
         /// How long a lagged subscriber may go without draining before it is dropped.
         var lagTimeout = TimeAmount.seconds(10)
+        /// How many recent events are kept for subscribers that resume.
+        var resumeEvents = ProtocolInfo.defaultResumeEvents
     }
 
     let loop: any EventLoop
@@ -25,8 +27,6 @@ final class ToastHub: @unchecked Sendable {
     private let clock = DaemonClock()
     private var connections: [Int: Connection] = [:]
     private var nextConnectionID = 1
-    /// The connections that added each live toast, for `action`/end events.
-    private var origins: [ToastID: [Int]] = [:]
     private var timer: Scheduled<Void>?
     private(set) var isShuttingDown = false
 
@@ -34,34 +34,39 @@ final class ToastHub: @unchecked Sendable {
         self.loop = loop
         self.limits = limits
         self.logger = logger
-        self.service = ToastService(configuration: configuration)
+        self.service = ToastService(
+            configuration: configuration, instance: Self.makeInstance(), resumeEvents: limits.resumeEvents
+        )
+    }
+
+    /// A fresh instance name: 64 random bits in hex.
+    static func makeInstance() -> String {
+        let value = UInt64.random(in: 0...UInt64.max)
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     /// Confined to the hub's event loop, like the hub itself.
     final class Connection: @unchecked Sendable {
         let id: Int
         let channel: any Channel
-        /// The source of toasts that name none: `hello`'s, else `name[pid]`.
-        var source: String
-        var boundSource: String?
-        var subscription: EventFilter?
+        var isSubscriber = false
         var pendingBytes = 0
         /// Written since the last flush; see `send`.
         var unflushedBytes = 0
         var lagged = false
         var dropped = 0
 
-        init(id: Int, channel: any Channel, source: String) {
+        init(id: Int, channel: any Channel) {
             self.id = id
             self.channel = channel
-            self.source = source
         }
     }
 
     var connectionCount: Int { connections.count }
 
-    func isSubscriber(_ id: Int) -> Bool { connections[id]?.subscription != nil }
-    var subscriberCount: Int { connections.values.count { $0.subscription != nil } }
+    func isSubscriber(_ id: Int) -> Bool { connections[id]?.isSubscriber ?? false }
+    var subscriberCount: Int { service.router.subscriberCount }
 
     // MARK: - Connections
 
@@ -71,17 +76,20 @@ final class ToastHub: @unchecked Sendable {
         guard connections.count < limits.maxConnections, !isShuttingDown else { return nil }
         let id = nextConnectionID
         nextConnectionID += 1
-        connections[id] = Connection(id: id, channel: channel, source: source)
+        connections[id] = Connection(id: id, channel: channel)
+        service.connect(id, source: source)
         return id
     }
 
     func unregister(_ id: Int) {
         loop.preconditionInEventLoop()
-        guard let connection = connections.removeValue(forKey: id) else { return }
-        if let source = connection.boundSource, !isShuttingDown {
+        guard connections.removeValue(forKey: id) != nil else { return }
+        if let source = service.boundSource(of: id) {
             logger.debug("source ended with its connection", metadata: ["source": "\(source)"])
-            apply(service.respond(to: RequestEnvelope(request: .command(.endSource(source))), defaultSource: nil, now: clock.now()).effects)
         }
+        // At shutdown a bound source does not end: its toasts stay for the next start.
+        let effects = service.disconnect(id, now: clock.now())
+        if !isShuttingDown { apply(effects) }
     }
 
     // MARK: - Requests
@@ -91,17 +99,17 @@ final class ToastHub: @unchecked Sendable {
     func handle(line: ByteBuffer, from id: Int) {
         loop.preconditionInEventLoop()
         guard let connection = connections[id] else { return }
-        let response = service.respond(toLine: line.readableBytesView, defaultSource: connection.source, now: clock.now())
+        let now = clock.now()
+        let response = service.respond(toLine: line.readableBytesView, from: id, now: now)
         var reply = response.replyLine
-        var snapshotAfterReply = false
+        var afterReply: [[UInt8]] = []
         switch response.directive {
-        case .hello(let hello)?:
-            if let source = hello.source { connection.source = source }
-            connection.boundSource = hello.bindSource ? hello.source : nil
-        case .subscribe(let filter, let snapshot)?:
-            connection.subscription = filter
-            snapshotAfterReply = snapshot
-            reply = WireEncoder.line(WireEncoder.ok(ref: response.ref, result: ["subscribed": true]))
+        case .hello?:
+            break
+        case .subscribe(let request)?:
+            connection.isSubscriber = true
+            afterReply = service.subscribe(id, request, ref: response.ref, now: now)
+            reply = afterReply.removeFirst()
         case .status?:
             reply = WireEncoder.line(WireEncoder.ok(ref: response.ref, result: status()))
         case nil:
@@ -109,7 +117,6 @@ final class ToastHub: @unchecked Sendable {
         }
         switch response.schedulerReply {
         case .added(let record, _, _), .updated(let record):
-            // An add (or update) by this connection: it hears how the toast ends.
             var isNew = false
             if case .added(_, false, _) = response.schedulerReply { isNew = true }
             logger.info(
@@ -117,18 +124,15 @@ final class ToastHub: @unchecked Sendable {
                 metadata: [
                     "toast_id": "\(record.id)",
                     "role": "\(record.toast.role.rawValue)",
-                    "source": "\(record.toast.source ?? connection.source)",
+                    "source": "\(record.toast.source ?? "")",
                     "scene": "\(record.toast.scene)",
                 ]
             )
-            if service.scheduler.record(record.id) != nil, !(origins[record.id]?.contains(connection.id) ?? false) {
-                origins[record.id, default: []].append(connection.id)
-            }
         default:
             break
         }
         if let reply { send(ByteBuffer(bytes: reply), to: connection, force: true) }
-        if snapshotAfterReply { sendSnapshot(to: connection) }
+        for line in afterReply { send(ByteBuffer(bytes: line), to: connection, force: true) }
         apply(response.effects)
     }
 
@@ -139,17 +143,10 @@ final class ToastHub: @unchecked Sendable {
     }
 
     private func status() -> JSONValue {
-        let scheduler = service.scheduler
-        return [
-            "server": .string(ProtocolInfo.server),
-            "shown": .int(Int64(scheduler.shownCount)),
-            "queued": .int(Int64(scheduler.queuedCount)),
-            "paused": .bool(scheduler.isPaused),
-            "connections": .int(Int64(connections.count)),
-            "subscribers": .int(Int64(subscriberCount)),
-            "lastSequence": .int(Int64(scheduler.lastSequence)),
-            "uptimeMs": .int(clock.uptimeMilliseconds),
-        ]
+        WireEncoder.status(
+            service.scheduler, instance: service.instance, connections: connections.count,
+            subscribers: subscriberCount, uptimeMilliseconds: clock.uptimeMilliseconds
+        )
     }
 
     /// A one-line summary for logs and systemd's STATUS=.
@@ -161,10 +158,18 @@ final class ToastHub: @unchecked Sendable {
 
     private func apply(_ effects: [SchedulerEffect]) {
         var touched: [Int: Connection] = [:]
+        for publication in service.publish(effects) {
+            let bytes = ByteBuffer(bytes: publication.line)
+            for delivery in publication.deliveries {
+                guard let connection = connections[delivery.connection] else { continue }
+                send(bytes, to: connection, force: !delivery.asSubscriber)
+                touched[connection.id] = connection
+            }
+        }
         for effect in effects {
             switch effect {
-            case .publish(let event):
-                publish(event, touched: &touched)
+            case .publish:
+                break
             case .armTimer(let deadline):
                 timer?.cancel()
                 let delay = max(0, deadline - clock.now())
@@ -179,29 +184,6 @@ final class ToastHub: @unchecked Sendable {
         for connection in touched.values {
             connection.unflushedBytes = 0
             connection.channel.flush()
-        }
-    }
-
-    private func publish(_ event: ToastEvent, touched: inout [Int: Connection]) {
-        let bytes = ByteBuffer(bytes: WireEncoder.eventLine(event))
-        var delivered: Set<Int> = []
-        for connection in connections.values {
-            guard let filter = connection.subscription, filter.matches(event) else { continue }
-            send(bytes, to: connection)
-            delivered.insert(connection.id)
-            touched[connection.id] = connection
-        }
-        guard let record = event.record else { return }
-        switch event.kind {
-        case .action, .dismissed, .cancelled:
-            for id in origins[record.id] ?? [] where !delivered.contains(id) {
-                guard let connection = connections[id] else { continue }
-                send(bytes, to: connection, force: true)
-                touched[id] = connection
-            }
-            if event.isEnd { origins[record.id] = nil }
-        default:
-            break
         }
     }
 
@@ -265,9 +247,8 @@ final class ToastHub: @unchecked Sendable {
     }
 
     private func sendSnapshot(to connection: Connection) {
-        let snapshot = service.scheduler.snapshot(filter: connection.subscription ?? EventFilter())
-        let line = WireEncoder.line(WireEncoder.snapshotEvent(snapshot, time: clock.now()))
-        send(ByteBuffer(bytes: line), to: connection, force: true)
+        let filter = service.router.filter(of: connection.id) ?? EventFilter()
+        send(ByteBuffer(bytes: service.snapshotLine(filter: filter, now: clock.now())), to: connection, force: true)
     }
 
     // MARK: - Shutdown
@@ -283,7 +264,7 @@ final class ToastHub: @unchecked Sendable {
         ]))
         var closed: [EventLoopFuture<Void>] = []
         for connection in connections.values {
-            if connection.subscription != nil {
+            if connection.isSubscriber {
                 connection.channel.write(notice, promise: nil)
             }
             let channel = connection.channel

@@ -25,6 +25,8 @@ public struct DaemonOptions: Sendable {
     public var subscriberBufferBytes = 1 << 20
     /// How long a lagged subscriber may go without draining its buffer before it is disconnected.
     public var subscriberLagTimeout: Duration = .seconds(10)
+    /// Recent events kept for subscribers that resume with `since` (0: none).
+    public var resumeEvents = ProtocolInfo.defaultResumeEvents
     /// Accept connections from root as well as from our own uid.
     public var allowRoot = true
     /// A listening socket inherited from the service manager (socket
@@ -58,6 +60,7 @@ public final class ToastServer: @unchecked Sendable {
         limits.maxConnections = options.maxConnections
         limits.subscriberBufferBytes = options.subscriberBufferBytes
         limits.lagTimeout = TimeAmount(options.subscriberLagTimeout)
+        limits.resumeEvents = options.resumeEvents
         hub = ToastHub(loop: group.next(), configuration: options.scheduler, limits: limits, logger: logger)
     }
 

@@ -37,6 +37,8 @@ struct Toastd: ParsableCommand {
     @Option(help: "Unwritten bytes a subscriber may hold before it is lagged.") var subscriberBufferBytes = 1 << 20
     @Option(help: "Seconds a lagged subscriber may go without reading before it is disconnected.")
     var subscriberLagTimeout = 10.0
+    @Option(help: "Recent events kept for subscribers that resume with 'since' (0 keeps none).")
+    var resumeEvents = ProtocolInfo.defaultResumeEvents
     @Flag(help: "Refuse connections from root too (by default root may connect).") var denyRoot = false
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String = "info"
     @Option(help: "Where logs go: auto (the journal when stderr is connected to it), journal, or stderr.")
@@ -58,6 +60,9 @@ struct Toastd: ParsableCommand {
             ("--subscriber-buffer-bytes", subscriberBufferBytes),
         ] where value < 1 {
             throw ValidationError("\(name) must be at least 1.")
+        }
+        guard (0...1_000_000).contains(resumeEvents) else {
+            throw ValidationError("--resume-events must be between 0 and 1000000.")
         }
         guard subscriberLagTimeout > 0 else { throw ValidationError("--subscriber-lag-timeout must be positive.") }
     }
@@ -88,6 +93,7 @@ struct Toastd: ParsableCommand {
         options.maxConnections = maxConnections
         options.subscriberBufferBytes = subscriberBufferBytes
         options.subscriberLagTimeout = .milliseconds(Int64(subscriberLagTimeout * 1_000))
+        options.resumeEvents = resumeEvents
         options.allowRoot = !denyRoot
         if let inherited = SocketActivation.listeningSockets().first {
             guard SocketActivation.isListeningUnixStream(inherited.fileDescriptor) else {

@@ -23,14 +23,31 @@ struct SchemaTests {
                 for case .publish(let event) in service.advance(to: now) { add("event", WireEncoder.event(event)) }
                 continue
             }
-            let request = RequestEnvelope(ref: .int(Int64(step)), request: .command(SchedulerPropertyTests.command(step)))
+            let command = SchedulerPropertyTests.command(step)
+            let request = RequestEnvelope(ref: .int(Int64(step)), request: .command(command))
             let response = service.respond(to: request, defaultSource: "tester[1]", now: now)
-            if let reply = response.reply { add("reply", reply) }
+            if let reply = response.reply {
+                add("reply", reply)
+                if let result = reply["result"] { add("result:" + Self.op(of: command), result) }
+            }
             for event in response.events { add("event", WireEncoder.event(event)) }
             if step % 50 == 0 {
-                add("event", WireEncoder.snapshotEvent(service.scheduler.snapshot(), time: now))
+                add("event", WireEncoder.snapshotEvent(service.scheduler.snapshot(), instance: service.instance, time: now))
+                add("result:list", WireEncoder.snapshot(service.scheduler.snapshot(), instance: service.instance))
+                let status = WireEncoder.status(
+                    service.scheduler, instance: service.instance, connections: 3, subscribers: 1, uptimeMilliseconds: now
+                )
+                add("result:status", status)
             }
         }
+        // The directives' results, as the daemon builds them.
+        service.connect(1, source: nil)
+        let subscribeLines = service.subscribe(1, Request.Subscribe(since: 5), ref: nil, now: now)
+        if let reply = try? JSONValue.parse(subscribeLines[0]) {
+            add("reply", reply)
+            add("result:subscribe", reply["result"] ?? .null)
+        }
+        add("result:hello", WireEncoder.hello(instance: service.instance))
         #expect(lines.count > 3_000)
 
         let file = FileManager.default.temporaryDirectory.appending(path: "toastd-schema-\(getpid()).lines")
@@ -48,5 +65,20 @@ struct SchemaTests {
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(text)")
         #expect(text.contains(" 0 failed"), "\(text)")
+    }
+
+    static func op(of command: SchedulerCommand) -> String {
+        switch command {
+        case .add: "add"
+        case .update: "update"
+        case .remove: "remove"
+        case .dismiss: "dismiss"
+        case .invoke: "invoke"
+        case .clear: "clear"
+        case .pause: "pause"
+        case .resume: "resume"
+        case .endSource: "endSource"
+        case .tick: "tick"
+        }
     }
 }

@@ -41,6 +41,16 @@ struct TranscriptTests {
     }
 }
 
+/// A transcript, line by line (PROTOCOL.md, section 7):
+///
+/// - `@T` sets the virtual clock to T ms; timers due by then fire at their instants.
+/// - `N> JSON` is a request on connection N (opened on first use; its
+///   default source is `tester[1000+N]`, as a peer `name[pid]` would be).
+/// - `N< JSON` is the reply on connection N.
+/// - `*R JSON` is an event, and R says who receives it: `S` is an observer
+///   that subscribed to everything before the first line, digits are
+///   connections, comma-separated (`*S,1`).
+/// - `close N` closes connection N (a source it bound ends).
 enum Transcript {
     struct Replayed {
         var mismatches: [String] = []
@@ -52,8 +62,16 @@ enum Transcript {
         var description: String
     }
 
+    /// The observer `S` is connection 0.
+    static let observer = 0
+
+    static func source(of connection: Int) -> String { "tester[\(1000 + connection)]" }
+
     static func replay(_ text: String) throws -> Replayed {
         var service = ToastService()
+        service.connect(observer, source: nil)
+        _ = service.subscribe(observer, Request.Subscribe(snapshot: false), ref: nil, now: 0)
+        var open: Set<Int> = []
         var now: ToastInstant = 0
         var result = Replayed()
         var produced: [String] = []
@@ -69,29 +87,48 @@ enum Transcript {
             expected = []
         }
 
+        func recipients(_ connections: [Int]) -> String {
+            connections.map { $0 == observer ? "S" : String($0) }.joined(separator: ",")
+        }
+
         func output(_ effects: [SchedulerEffect]) {
-            for case .publish(let event) in effects {
-                produced.append("* " + String(decoding: WireEncoder.eventLine(event), as: UTF8.self))
+            for publication in service.publish(effects) where !publication.deliveries.isEmpty {
+                let to = recipients(publication.deliveries.map(\.connection))
+                produced.append("*\(to) " + String(decoding: publication.line, as: UTF8.self))
             }
         }
 
+
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-            if line.hasPrefix("< ") || line.hasPrefix("* ") {
-                let json = try JSONValue.parse(String(line.dropFirst(2)))
-                expected.append(String(line.prefix(2)) + json.serialized + "\n")
+            if let marker = line.firstIndex(of: " "), line.hasPrefix("*") || line[..<marker].hasSuffix("<") {
+                let json = try JSONValue.parse(String(line[line.index(after: marker)...]))
+                expected.append(String(line[...marker]) + json.serialized + "\n")
                 continue
             }
             settle()
-            if line.hasPrefix("> ") {
+            if let marker = line.firstIndex(of: " "), line[..<marker].hasSuffix(">"),
+                let connection = Int(line[..<line.index(before: marker)]), connection > 0
+            {
                 result.blessed += line + "\n"
                 result.requests += 1
-                let response = service.respond(toLine: Array(line.dropFirst(2).utf8), defaultSource: nil, now: now)
-                // The line toastd sends, written directly where it can be.
-                guard let reply = response.replyLine else {
-                    throw Malformed(description: "transcripts cannot hold connection-level requests: \(line)")
+                if open.insert(connection).inserted { service.connect(connection, source: source(of: connection)) }
+                let request = Array(line[line.index(after: marker)...].utf8)
+                let response = service.respond(toLine: request, from: connection, now: now)
+                var replies: [[UInt8]]
+                switch response.directive {
+                case .subscribe(let subscribe)?:
+                    replies = service.subscribe(connection, subscribe, ref: response.ref, now: now)
+                case .status?:
+                    throw Malformed(description: "transcripts cannot hold status (it counts live connections): \(line)")
+                case .hello?, nil:
+                    replies = [response.replyLine!]
                 }
-                produced.append("< " + String(decoding: reply, as: UTF8.self))
+                produced.append("\(connection)< " + String(decoding: replies.removeFirst(), as: UTF8.self))
+                produced += replies.map { "*\(connection) " + String(decoding: $0, as: UTF8.self) }
                 output(response.effects)
+            } else if line.hasPrefix("close "), let connection = Int(line.dropFirst(6)), open.remove(connection) != nil {
+                result.blessed += line + "\n"
+                output(service.disconnect(connection, now: now))
             } else if line.hasPrefix("@") {
                 guard let time = ToastInstant(line.dropFirst()), time >= now else {
                     throw Malformed(description: "bad clock line: \(line)")

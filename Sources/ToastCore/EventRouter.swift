@@ -1,0 +1,84 @@
+/// Who receives each event: the subscribers whose filter matches it, and
+/// the connections that added the toast, which hear how it ends (PROTOCOL.md,
+/// sections 6.2 and 6.3).
+///
+/// A pure value: the daemon asks it where an event goes and then writes;
+/// the transcript replayer asks it the same question and prints the answer,
+/// so the routing the protocol describes is the routing the daemon does.
+public struct EventRouter: Sendable {
+    public typealias ConnectionID = Int
+
+    /// One event to write to one connection.
+    public struct Delivery: Sendable, Hashable {
+        public var connection: ConnectionID
+        /// Subscriber deliveries may be dropped for a lagging reader; origin
+        /// deliveries (the adder's end event) never are.
+        public var asSubscriber: Bool
+    }
+
+    private var open: Set<ConnectionID> = []
+    private var filters: [ConnectionID: EventFilter] = [:]
+    /// Subscribers in connection order, so that deliveries are deterministic.
+    private var subscribers: [ConnectionID] = []
+    /// The open connections that added each live toast.
+    private var origins: [ToastID: [ConnectionID]] = [:]
+
+    public init() {}
+
+    public var subscriberCount: Int { subscribers.count }
+
+    public func filter(of connection: ConnectionID) -> EventFilter? { filters[connection] }
+
+    public mutating func connect(_ connection: ConnectionID) {
+        open.insert(connection)
+    }
+
+    /// The connection closed: it receives nothing more.
+    public mutating func disconnect(_ connection: ConnectionID) {
+        open.remove(connection)
+        if filters.removeValue(forKey: connection) != nil {
+            subscribers.removeAll { $0 == connection }
+        }
+    }
+
+    /// Makes a connection a subscriber (or changes its filter).
+    public mutating func subscribe(_ connection: ConnectionID, filter: EventFilter) {
+        guard open.contains(connection) else { return }
+        if filters.updateValue(filter, forKey: connection) == nil {
+            let index = subscribers.firstIndex { $0 > connection } ?? subscribers.endIndex
+            subscribers.insert(connection, at: index)
+        }
+    }
+
+    /// A connection added (or re-added, or updated) a toast that is still
+    /// live: it hears that toast's `action` and its end.
+    public mutating func noteAdder(_ connection: ConnectionID, of toast: ToastID) {
+        guard open.contains(connection) else { return }
+        if origins[toast]?.contains(connection) != true {
+            origins[toast, default: []].append(connection)
+        }
+    }
+
+    /// Where an event goes, subscribers first (in connection order), then
+    /// the adders that do not already receive it as subscribers.
+    public mutating func route(_ event: ToastEvent) -> [Delivery] {
+        var deliveries: [Delivery] = []
+        for connection in subscribers where filters[connection]!.matches(event) {
+            deliveries.append(Delivery(connection: connection, asSubscriber: true))
+        }
+        guard let record = event.record else { return deliveries }
+        switch event.kind {
+        case .action, .dismissed, .cancelled:
+            let subscribed = deliveries.count
+            for connection in origins[record.id] ?? [] where open.contains(connection) {
+                if !deliveries[..<subscribed].contains(where: { $0.connection == connection }) {
+                    deliveries.append(Delivery(connection: connection, asSubscriber: false))
+                }
+            }
+            if event.isEnd { origins[record.id] = nil }
+        default:
+            break
+        }
+        return deliveries
+    }
+}
