@@ -9,6 +9,9 @@ import Glibc
 public final class ToastConnection {
     public enum Failure: Error, CustomStringConvertible {
         case cannotConnect(path: String, reason: String)
+        /// The server on the socket runs as another user: whoever it is,
+        /// it is not our toastd (PROTOCOL.md, section 1).
+        case impostor(path: String, uid: UInt32)
         case closed
         case timedOut
         case io(String)
@@ -18,6 +21,9 @@ public final class ToastConnection {
             switch self {
             case .cannotConnect(let path, let reason):
                 "cannot connect to toastd at \(path): \(reason)\nstart it with `toastd &`, or `systemctl --user start toastd.socket`"
+            case .impostor(let path, let uid):
+                "refusing \(path): the server there runs as uid \(uid), not as you (uid \(getuid())) or root; "
+                    + "another user may have taken over its directory. Remove the socket's directory and restart toastd"
             case .closed: "toastd closed the connection"
             case .timedOut: "timed out"
             case .io(let message): message
@@ -54,7 +60,29 @@ public final class ToastConnection {
             close(fd)
             throw .cannotConnect(path: path, reason: reason)
         }
+        // Before a byte goes out: is the server ours?
+        guard let server = Self.peerUID(fd) else {
+            close(fd)
+            throw .cannotConnect(path: path, reason: "cannot read the server's credentials")
+        }
+        guard Self.isTrusted(server: server, client: getuid()) else {
+            close(fd)
+            throw .impostor(path: path, uid: server)
+        }
         self.fd = fd
+    }
+
+    /// A server may run as the client's own uid, or as root.
+    public static func isTrusted(server: UInt32, client: UInt32) -> Bool {
+        server == client || server == 0
+    }
+
+    /// The uid of the process on the other end (SO_PEERCRED: pid, uid, gid).
+    static func peerUID(_ fd: Int32) -> UInt32? {
+        var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
+        var length = socklen_t(MemoryLayout.size(ofValue: credentials))
+        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
+        return credentials.1
     }
 
     deinit { close(fd) }

@@ -127,6 +127,12 @@ public func printError(_ message: String) {
     _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
 }
 
+/// Writes a line to stdout at once, so a pipe sees each event as it happens.
+func printLine(_ message: String) {
+    let line = Array((message + "\n").utf8)
+    _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+}
+
 /// `--id N` or `--reuse-id R [--scene S]`.
 struct TargetOptions: ParsableArguments {
     @Argument(help: "The toast's id.") var id: UInt64?
@@ -336,17 +342,43 @@ extension Toastctl {
 
     struct Watch: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "watch", abstract: "Subscribe and print events as they happen, one per line.")
+            commandName: "watch",
+            abstract: "Subscribe and print events as they happen, one per line.",
+            discussion: """
+                When toastd goes away, watch reconnects (0.25 s doubling to 5 s) and resumes where it \
+                stopped: the events it missed are printed, or a fresh snapshot if toastd no longer holds \
+                them. It stops on SIGINT or SIGTERM.
+                """
+        )
         @OptionGroup var client: ClientOptions
         @Option(help: "Only this scene.") var scene: String?
         @Option(help: "Only these roles (repeatable).") var role: [String] = []
         func run() throws {
-            let connection = try client.connect()
-            _ = try client.perform(SceneFilter(scene: scene, roles: role).request("subscribe"), on: connection)
+            let filter = SceneFilter(scene: scene, roles: role)
+            var position = StreamPosition()
+            var backoff: Int64 = 250
             while true {
-                let event: JSONValue
-                do { event = try connection.readLine() } catch { throw ExitCode(0) }
-                print(client.json ? event.serialized : Terminal.describe(event))
+                do {
+                    let connection = try ToastConnection(path: client.socketPath)
+                    let reply = try connection.request(position.subscribeRequest(filter), timeout: client.replyTimeout)
+                    _ = try client.result(of: reply)
+                    position.note(reply)
+                    backoff = 250
+                    while true {
+                        let event = try connection.readLine()
+                        position.note(event)
+                        printLine(client.json ? event.serialized : Terminal.describe(event))
+                    }
+                } catch let failure as ToastConnection.Failure {
+                    if case .impostor = failure {
+                        printError("toastctl: \(failure)")
+                        throw ExitCode(3)
+                    }
+                    let reason = "\(failure)".split(separator: "\n").first.map(String.init) ?? "disconnected"
+                    printError("toastctl: \(reason); retrying in \(Double(backoff) / 1000) s")
+                    usleep(useconds_t(backoff * 1000))
+                    backoff = min(5_000, backoff * 2)
+                }
             }
         }
     }

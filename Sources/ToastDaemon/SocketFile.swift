@@ -1,3 +1,5 @@
+import ToastCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,22 +24,58 @@ public enum SocketFile {
         }
     }
 
-    /// Makes sure the parent directory exists (created 0700 if missing),
-    /// refuses a live daemon, and removes a stale socket left by a dead one.
+    /// Makes sure the parent directory exists and is safe, refuses a live
+    /// daemon, and removes a stale socket left by a dead one.
+    ///
+    /// A directory another user controls would let that user unlink the
+    /// socket and put their own in its place, so every toast would go to
+    /// their server (as tmux guards /tmp/tmux-UID). The directory must not be
+    /// a symlink (checked with lstat), and must be owned by this uid (or be a
+    /// root-owned sticky directory such as /tmp, for an explicit path).
+    /// The /tmp/toastd-UID fallback must moreover have no group or other
+    /// permission bits at all; toastd creates it 0700.
     public static func prepare(_ path: String) throws(Problem) {
         let directory = parent(of: path)
+        let privateDirectory = directory == SocketLocation.fallbackDirectory(uid: getuid())
         var info = stat()
-        if stat(directory, &info) != 0 {
+        if lstat(directory, &info) != 0 {
+            guard errno == ENOENT else { throw .directory(directory, String(cString: strerror(errno))) }
             if mkdir(directory, 0o700) != 0 && errno != EEXIST {
                 throw .directory(directory, String(cString: strerror(errno)))
             }
-        } else if info.st_uid != getuid() && info.st_mode & S_ISVTX == 0 && info.st_mode & 0o002 != 0 {
-            throw .directory(directory, "it is writable by others and not sticky")
+            guard lstat(directory, &info) == 0 else { throw .directory(directory, String(cString: strerror(errno))) }
         }
+        try checkDirectory(directory, info, privateDirectory: privateDirectory, uid: getuid())
         guard lstat(path, &info) == 0 else { return }
         guard info.st_mode & S_IFMT == S_IFSOCK else { throw .notASocket(path) }
         if isAccepting(path) { throw .alreadyRunning(path) }
         unlink(path)
+    }
+
+    /// The rules of `prepare`, on the directory's lstat.
+    static func checkDirectory(_ directory: String, _ info: stat, privateDirectory: Bool, uid: uid_t) throws(Problem) {
+        let type = info.st_mode & S_IFMT
+        if type == S_IFLNK {
+            throw .directory(directory, "it is a symbolic link; remove it, or use a directory of your own (--socket)")
+        }
+        guard type == S_IFDIR else { throw .directory(directory, "it is not a directory") }
+        let sticky = info.st_mode & S_ISVTX != 0
+        if info.st_uid != uid && !(info.st_uid == 0 && sticky && !privateDirectory) {
+            throw .directory(
+                directory,
+                "it belongs to uid \(info.st_uid), not to you (uid \(uid)); whoever owns it could replace toastd's socket. "
+                    + "Remove it, set XDG_RUNTIME_DIR, or use --socket in a directory of your own"
+            )
+        }
+        if privateDirectory && info.st_mode & 0o077 != 0 {
+            throw .directory(
+                directory,
+                "its mode is \(String(info.st_mode & 0o7777, radix: 8)), open to other users; run `chmod 700 \(directory)` or remove it"
+            )
+        }
+        if !privateDirectory && info.st_mode & 0o002 != 0 && !sticky {
+            throw .directory(directory, "it is writable by others and not sticky")
+        }
     }
 
     /// Whether something accepts connections on the socket at `path`.

@@ -6,23 +6,29 @@ import Glibc
 #endif
 
 /// toast-tail's subscription: connects, subscribes, and when toastd goes
-/// away reconnects with backoff (0.25 s doubling to 5 s); each new
-/// subscription starts with a snapshot, which resynchronizes the model.
-/// It also keeps the daemon's clock, learned from event times, for countdowns.
+/// away reconnects with backoff (0.25 s doubling to 5 s). A new connection
+/// resumes where the last one stopped (`since`): toastd replays what was
+/// missed, or, if it can no longer, sends a snapshot that resynchronizes
+/// the model. It also keeps the daemon's clock, learned from event times,
+/// for countdowns. A server that runs as another user is never trusted:
+/// `fatal` says why, and the viewer exits.
 final class Subscription {
     static let firstBackoff: Int64 = 250
     static let maxBackoff: Int64 = 5_000
 
     let socketPath: String
-    let request: JSONValue
+    let filter: SceneFilter
+    private(set) var position = StreamPosition()
     private(set) var connection: ToastConnection?
+    /// Why the viewer must stop (an impostor on the socket), if it must.
+    private(set) var fatal: String?
     private var retryAt: Int64 = 0
     private var backoff = firstBackoff
     private var clockOffset: Int64
 
     init(socketPath: String, scene: String?, roles: [String]) {
         self.socketPath = socketPath
-        request = SceneFilter(scene: scene, roles: roles).request("subscribe")
+        filter = SceneFilter(scene: scene, roles: roles)
         clockOffset = wallClockMilliseconds() - monotonicMilliseconds()
     }
 
@@ -42,6 +48,9 @@ final class Subscription {
         do {
             _ = try subscribe()
             model.link = .connecting
+        } catch let failure as ToastConnection.Failure {
+            if case .impostor = failure { fatal = "\(failure)" }
+            disconnected(model: &model, why: Self.reason(failure))
         } catch {
             disconnected(model: &model, why: Self.reason(error))
         }
@@ -64,6 +73,12 @@ final class Subscription {
                 disconnected(model: &model, why: Terminal.sanitize(message))
                 return true
             }
+            position.note(value)
+            if StreamPosition.resumed(value) {
+                // The missed events follow; what the model holds stays valid.
+                model.link = .connected
+                backoff = Self.firstBackoff
+            }
             if let time = value["time"]?.intValue { clockOffset = time - monotonicMilliseconds() }
             if value["event"] == "snapshot" { backoff = Self.firstBackoff }
             if value["event"] != nil {
@@ -74,10 +89,10 @@ final class Subscription {
         return changed
     }
 
-    /// Connects and sends the subscription.
+    /// Connects and sends the subscription, resuming where the last one stopped.
     private func subscribe() throws -> ToastConnection {
         let connection = try ToastConnection(path: socketPath)
-        try connection.send(request)
+        try connection.send(position.subscribeRequest(filter))
         self.connection = connection
         return connection
     }
@@ -103,6 +118,9 @@ final class Subscription {
         while true {
             do {
                 return try subscribe()
+            } catch ToastConnection.Failure.impostor(let path, let uid) {
+                printError("toast-tail: \(ToastConnection.Failure.impostor(path: path, uid: uid))")
+                exit(3)
             } catch {
                 onRetry(Self.reason(error), backoff)
                 usleep(useconds_t(backoff * 1000))
@@ -112,4 +130,7 @@ final class Subscription {
     }
 
     func resetBackoff() { backoff = Self.firstBackoff }
+
+    /// For the line modes: takes note of a line read on the connection.
+    func note(_ value: JSONValue) { position.note(value) }
 }

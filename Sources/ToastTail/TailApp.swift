@@ -45,7 +45,11 @@ public final class TailApp {
         size = TerminalSession.size() ?? (80, 24)
     }
 
-    /// Runs until `q`, Ctrl-C, SIGINT, SIGTERM or SIGHUP; the terminal is restored on every way out.
+    /// Why the viewer stopped on its own (a server it must not trust), if it did.
+    public var fatal: String? { subscription.fatal }
+
+    /// Runs until `q`, Ctrl-C, SIGINT, SIGTERM or SIGHUP, or until `fatal`;
+    /// the terminal is restored on every way out.
     public func run() {
         let signals = SignalPipe.install([SIGINT, SIGTERM, SIGHUP, SIGWINCH])
         let keyboard = TerminalSession.isTerminal(STDIN_FILENO)
@@ -55,6 +59,7 @@ public final class TailApp {
         while true {
             let now = subscription.now
             subscription.connectIfDue(model: &model)
+            if subscription.fatal != nil { return }
             let wait = pollTimeout(now: now)
             var fds = [
                 pollfd(fd: signals, events: Int16(POLLIN), revents: 0),

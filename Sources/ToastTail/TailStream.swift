@@ -19,11 +19,13 @@ enum TailStream {
                 while true {
                     let line = try connection.readRawLine()
                     guard let value = try? JSONValue.parse(line) else { continue }
+                    subscription.note(value)
                     if value["ok"] == .bool(false) {
                         let message = value["error"]?["message"]?.stringValue ?? "refused"
                         printError("toast-tail: \(Terminal.sanitize(message))")
                         exit(1)
                     }
+                    if StreamPosition.resumed(value) { subscription.resetBackoff() }
                     guard value["event"] != nil else { continue }
                     if value["event"] == "snapshot" { subscription.resetBackoff() }
                     if json {

@@ -64,7 +64,12 @@ public struct ToastTailCommand: ParsableCommand {
             TailStream.follow(Subscription(socketPath: path, scene: scene, roles: role), json: json)
             return
         }
-        TailApp(configuration: .init(socketPath: path, scene: scene, roles: role, color: useColor)).run()
+        let app = TailApp(configuration: .init(socketPath: path, scene: scene, roles: role, color: useColor))
+        app.run()
+        if let fatal = app.fatal {
+            printError("toast-tail: \(fatal)")
+            throw ExitCode(3)
+        }
     }
 
     /// `--color=auto` colours a terminal unless NO_COLOR is set to anything non-empty (no-color.org).

@@ -105,6 +105,15 @@ final class DaemonFixture: @unchecked Sendable {
         )
     }
 
+    /// Copies one of the built binaries, with cp in a child process: a copy
+    /// written from this process would hold a writable fd that a child
+    /// spawned meanwhile by a parallel test inherits, and exec'ing the copy
+    /// would then fail with ETXTBSY ("Text file busy").
+    static func copyExecutable(_ name: String, to path: String) throws {
+        let outcome = try run("/bin/cp", [binaryDirectory.appending(path: name).path, path])
+        guard outcome.status == 0 else { throw POSIXError(.EIO) }
+    }
+
     /// A subscriber connection that has read its reply and snapshot.
     func subscribe() throws -> ToastConnection {
         let connection = try connect()
