@@ -103,6 +103,14 @@ let package = Package(
         ),
         .testTarget(name: "ToastBenchTests", dependencies: ["ToastBench", "ToastCore"]),
         .testTarget(
+            name: "ToastDaemonTests",
+            dependencies: [
+                "ToastDaemon", "ToastCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
             name: "ToastTailTests",
             dependencies: ["ToastTail", "ToastCore"],
             exclude: ["Golden"]

@@ -10,8 +10,11 @@ public enum FramedLine: Sendable {
 /// Splits the byte stream at newlines, with a bound on the line length.
 /// An over-long line is reported once, as soon as it passes the bound, and
 /// then skipped up to its newline, so memory per connection stays bounded
-/// and the connection stays usable. A trailing `\r` is dropped. Public so
-/// that the benchmark's echo baseline frames lines exactly as toastd does.
+/// and the connection stays usable. A trailing `\r` is dropped: it belongs
+/// to the line ending, so it never counts toward the limit, even while the
+/// `\n` has not arrived yet. An empty line (after dropping `\r`) is skipped.
+/// Public so that the benchmark's echo baseline frames lines exactly as
+/// toastd does.
 public struct LineFramer: ByteToMessageDecoder {
     public typealias InboundOut = FramedLine
 
@@ -24,7 +27,8 @@ public struct LineFramer: ByteToMessageDecoder {
 
     public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         guard let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
-            if buffer.readableBytes > maxLineBytes {
+            // One byte of slack: it may be the `\r` of a line of exactly the limit.
+            if buffer.readableBytes > maxLineBytes + 1 {
                 if !discarding {
                     discarding = true
                     context.fireChannelRead(wrapInboundOut(.tooLong))

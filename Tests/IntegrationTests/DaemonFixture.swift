@@ -68,12 +68,29 @@ final class DaemonFixture: @unchecked Sendable {
             unlink(base + ".out")
             unlink(base + ".err")
         }
+        let pid = try spawn(executable, arguments, environment: extra, stdout: base + ".out", stderr: base + ".err")
+        let status = wait(pid)
+        let stdout = (try? Data(contentsOf: URL(filePath: base + ".out"))) ?? Data()
+        let stderr = (try? Data(contentsOf: URL(filePath: base + ".err"))) ?? Data()
+        return Outcome(
+            status: status,
+            stdout: String(decoding: stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines),
+            stderr: String(decoding: stderr, as: UTF8.self)
+        )
+    }
+
+    /// Starts a program with its output in files and returns its pid; the
+    /// caller ends it with `kill` and `wait`.
+    static func spawn(
+        _ executable: String, _ arguments: [String], environment extra: [String: String] = [:],
+        stdout: String = "/dev/null", stderr: String = "/dev/null"
+    ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, base + ".out", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, base + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         let environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }.map { "\($0)=\($1)" }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
@@ -93,16 +110,15 @@ final class DaemonFixture: @unchecked Sendable {
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EINVAL) }
+        return pid
+    }
+
+    /// Waits for a spawned child; its exit status, or 128 + the signal that ended it.
+    @discardableResult
+    static func wait(_ pid: pid_t) -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let exited = status & 0x7F == 0
-        let stdout = (try? Data(contentsOf: URL(filePath: base + ".out"))) ?? Data()
-        let stderr = (try? Data(contentsOf: URL(filePath: base + ".err"))) ?? Data()
-        return Outcome(
-            status: exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F),
-            stdout: String(decoding: stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines),
-            stderr: String(decoding: stderr, as: UTF8.self)
-        )
+        return status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }
 
     /// Copies one of the built binaries, with cp in a child process: a copy
