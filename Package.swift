@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // The pure core: model, validation, scheduler state machine, wire codec.
@@ -31,11 +32,17 @@ let package = Package(
             name: "Systemd",
             dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")]
         ),
+        // Durable state: the live toasts, counters and history in SQLite (GRDB, WAL).
+        .target(
+            name: "ToastStore",
+            dependencies: ["ToastCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         // The daemon: the socket server on swift-nio around the core.
         .target(
             name: "ToastDaemon",
             dependencies: [
                 "ToastCore",
+                "ToastStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -53,6 +60,7 @@ let package = Package(
             name: "toastd",
             dependencies: [
                 "ToastDaemon",
+                "ToastStore",
                 "Systemd",
                 "ToastClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -102,6 +110,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ToastBenchTests", dependencies: ["ToastBench", "ToastCore"]),
+        .testTarget(name: "ToastStoreTests", dependencies: ["ToastStore", "ToastCore"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "ToastDaemonTests",
             dependencies: [

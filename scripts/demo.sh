@@ -17,7 +17,7 @@ done
 
 DIR="$(mktemp -d "${TMPDIR:-/tmp}/toastd-demo.XXXXXX")"
 export TOASTD_SOCKET="$DIR/toastd.sock"
-"$BIN/toastd" --log-level notice 2>"$DIR/toastd.log" &
+"$BIN/toastd" --log-level notice --state-dir "$DIR/state" 2>"$DIR/toastd.log" &
 DAEMON=$!
 cleanup() {
     kill "$SHOW" "$TAIL" 2>/dev/null || true

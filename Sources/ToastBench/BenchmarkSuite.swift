@@ -47,7 +47,7 @@ public struct BenchmarkSuite {
         try ServerUnderTest(
             name: "toastd", executable: programs.toastd,
             arguments: [
-                "--socket", "{socket}", "--log-level", "notice", "--log-target", "stderr", "--max-toasts", "2000000",
+                "--socket", "{socket}", "--state-dir", "{state}", "--log-level", "notice", "--log-target", "stderr", "--max-toasts", "2000000",
                 "--max-toasts-per-source", "2000000", "--max-connections", "1024",
             ]
         )

@@ -12,7 +12,8 @@ public final class ServerUnderTest: @unchecked Sendable {
     public let directory: String
 
     /// Starts `executable` with `arguments`, where "{socket}" stands for the
-    /// socket path, and waits until the socket accepts connections.
+    /// socket path and "{state}" for a state directory of its own, and waits
+    /// until the socket accepts connections.
     public init(name: String, executable: String, arguments: [String]) throws {
         var template = Array("/tmp/toast-bench-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp failed") }
@@ -20,8 +21,10 @@ public final class ServerUnderTest: @unchecked Sendable {
         socket = directory + "/s.sock"
         self.name = name
         let socket = socket
+        let state = directory + "/state"
         process = try ChildProcess(
-            executable, arguments.map { $0 == "{socket}" ? socket : $0 }, output: directory + "/log"
+            executable, arguments.map { $0 == "{socket}" ? socket : $0 == "{state}" ? state : $0 },
+            output: directory + "/log"
         )
         for _ in 0..<500 {
             if let probe = try? LineSocket(path: socket) {

@@ -332,13 +332,14 @@ public struct Soak: Sendable {
 
 extension Soak.Report {
     public func summary(soak: Soak) -> String {
-        let lines = [
+        let codes = errorCodes.sorted { $0.value > $1.value }.map { "\($0.key) \(Figure.count(Double($0.value)))" }
+        let codeSummary: String = codes.isEmpty ? "" : " (" + codes.joined(separator: ", ") + ")"
+        let lines: [String] = [
             "soak: \(Figure.fixed(soak.seconds, 0)) s, \(soak.clients) clients, \(soak.subscribers) subscribers (\(soak.stalled) stalled), "
                 + "\(soak.hostile) hostile clients, \(soak.churners) connect loops",
             "  toasts acknowledged: \(Figure.count(Double(acknowledged))), plus \(Figure.count(Double(deduped))) adds deduped into them; "
                 + "updates: \(Figure.count(Double(updates)))",
-            "  error replies: \(Figure.count(Double(refusals)))"
-                + (errorCodes.isEmpty ? "" : " (" + errorCodes.sorted { $0.value > $1.value }.map { "\($0.key) \(Figure.count(Double($0.value)))" }.joined(separator: ", ") + ")"),
+            "  error replies: \(Figure.count(Double(refusals)))\(codeSummary)",
             "  hostile connections: \(Figure.count(Double(hostileConnections))), connect-loop connections: \(Figure.count(Double(churnConnections)))",
             "  events per healthy subscriber: \(Figure.count(Double(eventsPerHealthySubscriber)))",
             "  peak RSS: \(Figure.fixed(Double(peakRSSKiB) / 1024, 1)) MiB (bound \(soak.rssLimitKiB / 1024) MiB)",

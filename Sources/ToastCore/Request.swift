@@ -24,6 +24,13 @@ public enum Request: Sendable, Hashable {
     case subscribe(Subscribe)
     /// Counters of the daemon.
     case status
+    /// The toasts that ended, newest first.
+    case history(ToastHistory.Query)
+    /// Adds a history entry again as a new toast: the entry of this id, or
+    /// (nil) the newest one.
+    case restore(ToastID?)
+    /// Forgets the history.
+    case clearHistory
 
     public struct Hello: Sendable, Hashable {
         public var version: Int
@@ -61,7 +68,7 @@ public enum Request: Sendable, Hashable {
     /// The op names, as spelled on the wire.
     public static let operations = [
         "hello", "add", "update", "remove", "dismiss", "invoke", "clear", "list",
-        "pause", "resume", "endSource", "subscribe", "status",
+        "pause", "resume", "endSource", "subscribe", "status", "history", "restore", "clearHistory",
     ]
 }
 
@@ -75,9 +82,11 @@ public enum ProtocolInfo {
     public static let server = "toastd/0.1.0"
     /// What this server supports, for clients to check before they rely on it.
     public static let capabilities = [
-        "actions", "clear", "dedupe", "endSource", "invalidation", "cancellation", "list",
+        "actions", "clear", "dedupe", "endSource", "invalidation", "cancellation", "history", "list",
         "pause", "progress", "resume", "scenes", "status", "subscribe", "update", "wait",
     ]
+    /// How many ended toasts are kept for `history`, by default.
+    public static let defaultHistorySize = 1_000
     /// How many published events are kept for `subscribe` with `since`, by default.
     public static let defaultResumeEvents = 10_000
     /// The longest request line accepted by default, in bytes (newline excluded).

@@ -35,6 +35,72 @@ public struct SchedulerStateMachine: Sendable {
         self.configuration = configuration
     }
 
+    /// The id the next new toast will get.
+    public var nextToastID: ToastID { nextID }
+
+    /// Everything a restart needs to carry on exactly where a run stopped.
+    public struct State: Sendable, Hashable {
+        /// The live toasts, in any order: stacks are rebuilt from their
+        /// `placement` (shown) and ids (waiting).
+        public var records: [ToastRecord]
+        public var paused: Bool
+        public var nextID: ToastID
+        public var lastSequence: UInt64
+        /// The newest id each source added, for stale contexts (ended toasts included).
+        public var newestBySource: [String: ToastID]
+
+        public init(
+            records: [ToastRecord] = [], paused: Bool = false, nextID: ToastID = 1, lastSequence: UInt64 = 0,
+            newestBySource: [String: ToastID] = [:]
+        ) {
+            self.records = records
+            self.paused = paused
+            self.nextID = nextID
+            self.lastSequence = lastSequence
+            self.newestBySource = newestBySource
+        }
+    }
+
+    /// A scheduler that carries on from a saved state: the same toasts in
+    /// the same places, and ids and sequence numbers that go on from where
+    /// they were, so none is handed out twice. Toasts whose time ran out
+    /// meanwhile expire on the first step.
+    public init(configuration: SchedulerConfiguration = SchedulerConfiguration(), restoring state: State) {
+        self.configuration = configuration
+        isPaused = state.paused
+        let shown = state.records.filter { $0.state == .shown }.sorted { ($0.placement, $0.id) < ($1.placement, $1.id) }
+        let waiting = state.records.filter { $0.state == .queued }.sorted { $0.id < $1.id }
+        for record in shown + waiting {
+            let key = record.stack
+            if stacks[key] == nil { stacks[key] = Stack() }
+            if record.state == .shown {
+                stacks[key]!.shown.append(record.id)
+            } else {
+                stacks[key]!.queue.append(record.id)
+            }
+            store(record, replacing: nil)
+        }
+        nextID = max(state.nextID, (state.records.map(\.id).max() ?? 0) + 1)
+        nextSequence = max(state.lastSequence, state.records.map(\.placement).max() ?? 0) + 1
+        for (source, newest) in state.newestBySource where sources[source] != nil {
+            let current = sources[source]!.newest
+            sources[source]!.newest = max(current, newest)
+        }
+        clock = state.records.map { max($0.createdAt, $0.presentedAt ?? .min) }.max() ?? .min
+        // No timer is armed yet: the first step (a `tick`) expires what is
+        // overdue and arms the timer.
+    }
+
+    /// The state to save, as `init(restoring:)` takes it.
+    public var state: State {
+        var newest: [String: ToastID] = [:]
+        for (source, entry) in sources { newest[source] = entry.newest }
+        return State(
+            records: Array(records.values), paused: isPaused, nextID: nextID, lastSequence: lastSequence,
+            newestBySource: newest
+        )
+    }
+
     /// The name used for toasts that carry no source.
     public static let anonymousSource = "anonymous"
 
@@ -208,6 +274,7 @@ public struct SchedulerStateMachine: Sendable {
             stacks[key]!.shown.removeAll { $0 == record.id }
             stacks[key]!.shown.append(record.id)
             record.expiresAt = toast.effectiveLifetime.map { clock + $0 }
+            record.placement = nextSequence
         }
         store(record, replacing: existing)
         emit(.updated(record))
@@ -218,7 +285,8 @@ public struct SchedulerStateMachine: Sendable {
         let id = nextID
         nextID += 1
         let record = ToastRecord(
-            id: id, toast: toast, state: .queued, repeatCount: 1, createdAt: clock, presentedAt: nil, expiresAt: nil
+            id: id, toast: toast, state: .queued, repeatCount: 1, createdAt: clock, presentedAt: nil, expiresAt: nil,
+            placement: nextSequence
         )
         let key = record.stack
         if stacks[key] == nil { stacks[key] = Stack() }
@@ -334,6 +402,7 @@ public struct SchedulerStateMachine: Sendable {
         var record = queued
         record.state = .shown
         record.presentedAt = clock
+        record.placement = nextSequence
         record.expiresAt = record.toast.effectiveLifetime.map { clock + $0 }
         stacks[record.stack]!.shown.append(id)
         store(record, replacing: queued)

@@ -18,6 +18,24 @@ public struct ToastRecord: Sendable, Hashable {
     public internal(set) var presentedAt: ToastInstant?
     /// When it expires, while shown with a finite lifetime.
     public internal(set) var expiresAt: ToastInstant?
+    /// Its place in its stack: the sequence number of the event that put it
+    /// there (queued, presented, or a dedupe that moved it to the newest
+    /// place). Not on the wire; durable state restores stacks in this order.
+    public internal(set) var placement: UInt64 = 0
+
+    public init(
+        id: ToastID, toast: Toast, state: State, repeatCount: Int, createdAt: ToastInstant,
+        presentedAt: ToastInstant? = nil, expiresAt: ToastInstant? = nil, placement: UInt64 = 0
+    ) {
+        self.id = id
+        self.toast = toast
+        self.state = state
+        self.repeatCount = repeatCount
+        self.createdAt = createdAt
+        self.presentedAt = presentedAt
+        self.expiresAt = expiresAt
+        self.placement = placement
+    }
 
     public var stack: StackKey { StackKey(scene: toast.scene, alignment: toast.alignment) }
 }

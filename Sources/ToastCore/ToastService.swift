@@ -14,6 +14,8 @@ public struct ToastService: Sendable {
     public private(set) var scheduler: SchedulerStateMachine
     public private(set) var router = EventRouter()
     public private(set) var backlog: EventBacklog
+    /// The toasts that ended, for `history` and `restore`.
+    public private(set) var history: ToastHistory
     /// Names this daemon's space of ids and sequence numbers (see `hello`).
     public let instance: String
     /// Each open connection's default source, and the source it bound.
@@ -27,11 +29,22 @@ public struct ToastService: Sendable {
     public init(
         configuration: SchedulerConfiguration = SchedulerConfiguration(),
         instance: String = "local",
-        resumeEvents: Int = ProtocolInfo.defaultResumeEvents
+        resumeEvents: Int = ProtocolInfo.defaultResumeEvents,
+        history: ToastHistory = ToastHistory(capacity: ProtocolInfo.defaultHistorySize)
     ) {
         scheduler = SchedulerStateMachine(configuration: configuration)
         backlog = EventBacklog(capacity: resumeEvents)
+        self.history = history
         self.instance = instance
+    }
+
+    /// A service that carries on from saved state (durable toastd).
+    public init(
+        restoring state: SchedulerStateMachine.State, configuration: SchedulerConfiguration = SchedulerConfiguration(),
+        instance: String, resumeEvents: Int = ProtocolInfo.defaultResumeEvents, history: ToastHistory
+    ) {
+        self.init(configuration: configuration, instance: instance, resumeEvents: resumeEvents, history: history)
+        scheduler = SchedulerStateMachine(configuration: configuration, restoring: state)
     }
 
     public struct Response: Sendable {
@@ -61,6 +74,8 @@ public struct ToastService: Sendable {
         }
         public var effects: [SchedulerEffect]
         public var directive: Directive?
+        /// How the request changed the history besides new ends (for durable state).
+        public var historyChange: HistoryChange?
         /// The request's `ref`, for the caller's reply to a directive.
         public var ref: JSONValue?
 
@@ -90,6 +105,13 @@ public struct ToastService: Sendable {
                 return nil
             }
         }
+    }
+
+    public enum HistoryChange: Sendable, Hashable {
+        /// `restore` took this toast's entry out.
+        case removed(ToastID)
+        /// `clearHistory`.
+        case cleared
     }
 
     public enum Directive: Sendable, Hashable {
@@ -166,7 +188,45 @@ public struct ToastService: Sendable {
             return Response(reply: nil, effects: [], directive: .subscribe(subscribe), ref: ref)
         case .status:
             return Response(reply: nil, effects: [], directive: .status, ref: ref)
+        case .history(let query):
+            let entries = history.find(query).map(WireEncoder.historyEntry)
+            return Response(reply: WireEncoder.ok(ref: ref, result: ["entries": .array(entries)]), effects: [])
+        case .restore(let id):
+            return restore(id, ref: ref, now: now, connection: connection)
+        case .clearHistory:
+            let cleared = history.clear()
+            var response = Response(reply: WireEncoder.ok(ref: ref, result: ["cleared": .int(Int64(cleared))]), effects: [])
+            response.historyChange = .cleared
+            return response
         }
+    }
+
+    /// Adds a history entry again as a new toast. Its actions are dropped:
+    /// whoever waited for them is gone (dunst #815). The entry leaves the
+    /// history; the new toast comes back to it when it ends.
+    private mutating func restore(
+        _ id: ToastID?, ref: JSONValue?, now: ToastInstant, connection: EventRouter.ConnectionID?
+    ) -> Response {
+        guard let entry = history.entry(id: id) else {
+            let error =
+                id.map { ToastError(.notFound, "no history entry has id \($0)", field: "id") }
+                ?? ToastError(.notFound, "the history is empty", field: "latest")
+            return Response(reply: WireEncoder.failure(ref: ref, error: error), effects: [])
+        }
+        var toast = entry.record.toast
+        toast.actions = []
+        let transition = scheduler.handle(.add(toast), now: now)
+        guard case .success(let reply) = transition.reply, case .added(let record, _, _) = reply,
+            case .object(var result) = WireEncoder.result(reply)
+        else {
+            return Response(ref: ref, result: transition.reply, effects: transition.effects)
+        }
+        if let connection { noteAdder(connection, of: record.id) }
+        history.remove(id: entry.record.id)
+        result["restored"] = .int(Int64(entry.record.id))
+        var response = Response(reply: WireEncoder.ok(ref: ref, result: .object(result)), effects: transition.effects)
+        response.historyChange = .removed(entry.record.id)
+        return response
     }
 
     // MARK: - Connections and events
@@ -212,6 +272,7 @@ public struct ToastService: Sendable {
         for case .publish(let event) in effects {
             let line = WireEncoder.eventLine(event)
             backlog.append(event, line: line)
+            if let ended = ToastHistory.Entry(event) { history.append(ended) }
             publications.append(Publication(event: event, line: line, deliveries: router.route(event)))
         }
         return publications

@@ -123,6 +123,27 @@ public enum WireDecoder {
         case "status":
             try only()
             return .status
+        case "history":
+            try only("scene", "roles", "source", "since", "limit")
+            var query = ToastHistory.Query(filter: try decodeFilter(fields))
+            query.source = try fields.string("source")
+            if let source = query.source { try Toast.checkText(source, field: "source", max: ToastLimits.sourceBytes) }
+            query.since = try fields.sequenceNumber("since").map { ToastInstant($0) }
+            query.limit = try fields.positiveInteger("limit").map { Int(clamping: $0) }
+            return .history(query)
+        case "restore":
+            try only("id", "latest")
+            switch (try fields.positiveInteger("id"), try fields.bool("latest") ?? false) {
+            case (let id?, false): return .restore(id)
+            case (nil, true): return .restore(nil)
+            case (.some, true):
+                throw ToastError(.invalidRequest, "name the entry by 'id' or ask for the 'latest', not both", field: "latest")
+            case (nil, false):
+                throw ToastError(.missingField, "name the history entry by 'id', or give \"latest\":true", field: "id")
+            }
+        case "clearHistory":
+            try only()
+            return .clearHistory
         default:
             throw ToastError(
                 .unknownOp,

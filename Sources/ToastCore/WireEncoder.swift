@@ -87,6 +87,17 @@ public enum WireEncoder {
         ]
     }
 
+    /// One entry of the `history` result.
+    public static func historyEntry(_ entry: ToastHistory.Entry) -> JSONValue {
+        [
+            "toast": toast(entry.record),
+            "event": .string(entry.shown ? "dismissed" : "cancelled"),
+            "reason": .string(entry.reason),
+            "endedAt": .int(entry.endedAt),
+            "seq": .int(Int64(entry.seq)),
+        ]
+    }
+
     public static func snapshot(_ snapshot: SchedulerSnapshot, instance: String) -> JSONValue {
         [
             "instance": .string(instance),

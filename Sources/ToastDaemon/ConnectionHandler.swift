@@ -41,8 +41,9 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         }
     }
 
+    /// The end of a read burst: the hub commits what it changed and writes.
     func channelReadComplete(context: ChannelHandlerContext) {
-        context.flush()
+        hub.endStep()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -53,8 +54,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case ChannelEvent.inputClosed = event, let id, !hub.keepsOutputOpen(id) {
-            let channel = context.channel
-            context.writeAndFlush(NIOAny(ByteBuffer())).whenComplete { _ in channel.close(promise: nil) }
+            hub.closeOnceAnswered(id)
             return
         }
         context.fireUserInboundEventTriggered(event)

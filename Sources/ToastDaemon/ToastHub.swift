@@ -9,6 +9,11 @@ import ToastCore
 /// It carries out the scheduler's effects: each event is encoded once, and
 /// the same bytes go to every subscriber that wants them, through a bounded
 /// per-subscriber buffer.
+///
+/// Work comes in steps: a read burst of one connection, a timer tick, a
+/// closed connection. What a step writes waits in `outbox` until the step
+/// ends; `StatePersistence` then commits what the step changed and lets the
+/// writes out, so that no reply acknowledges a change that is not durable.
 final class ToastHub: @unchecked Sendable {
     struct Limits: Sendable {
         var maxConnections = 256
@@ -18,6 +23,8 @@ final class ToastHub: @unchecked Sendable {
         var lagTimeout = TimeAmount.seconds(10)
         /// How many recent events are kept for subscribers that resume.
         var resumeEvents = ProtocolInfo.defaultResumeEvents
+        /// How many ended toasts are kept for `history`.
+        var historySize = ProtocolInfo.defaultHistorySize
     }
 
     let loop: any EventLoop
@@ -29,14 +36,48 @@ final class ToastHub: @unchecked Sendable {
     private var nextConnectionID = 1
     private var timer: Scheduled<Void>?
     private(set) var isShuttingDown = false
+    private let persistence: StatePersistence
+    /// The writes of the current step: connection, bytes, and whether they
+    /// bypass the lag bound (replies, origin events).
+    private var outbox: [(connection: Int, bytes: ByteBuffer, force: Bool)] = []
 
-    init(loop: any EventLoop, configuration: SchedulerConfiguration, limits: Limits, logger: Logger) {
+    /// `restored`: the state of a durable toastd, loaded from its store.
+    init(
+        loop: any EventLoop, configuration: SchedulerConfiguration, limits: Limits, logger: Logger,
+        storage: DaemonStorage = .ephemeral
+    ) {
         self.loop = loop
         self.limits = limits
         self.logger = logger
-        self.service = ToastService(
-            configuration: configuration, instance: Self.makeInstance(), resumeEvents: limits.resumeEvents
-        )
+        switch storage {
+        case .ephemeral, .degraded:
+            service = ToastService(
+                configuration: configuration, instance: Self.makeInstance(), resumeEvents: limits.resumeEvents,
+                history: ToastHistory(capacity: limits.historySize)
+            )
+        case .durable(_, let loaded):
+            service = ToastService(
+                restoring: loaded.state, configuration: configuration, instance: loaded.instance,
+                resumeEvents: limits.resumeEvents,
+                history: ToastHistory(capacity: limits.historySize, entries: loaded.history)
+            )
+        }
+        persistence = StatePersistence(storage: storage, loop: loop, logger: logger)
+    }
+
+    /// The first step of a restored daemon, before it serves: sources bound
+    /// to connections of the last run have ended with them, and toasts whose
+    /// time ran out while it was down expire. Committed like any step.
+    func start(endingSources bound: [String]) -> EventLoopFuture<Void> {
+        loop.preconditionInEventLoop()
+        for source in bound {
+            logger.info("source ended with its connection in the last run", metadata: ["source": "\(source)"])
+            persistence.bind(source, false)
+            apply(service.respond(to: RequestEnvelope(request: .command(.endSource(source))), defaultSource: nil, now: clock.now()).effects)
+        }
+        apply(service.tick(now: clock.now()))
+        endStep()
+        return persistence.idle
     }
 
     /// A fresh instance name: 64 random bits in hex.
@@ -84,12 +125,16 @@ final class ToastHub: @unchecked Sendable {
     func unregister(_ id: Int) {
         loop.preconditionInEventLoop()
         guard connections.removeValue(forKey: id) != nil else { return }
-        if let source = service.boundSource(of: id) {
-            logger.debug("source ended with its connection", metadata: ["source": "\(source)"])
+        let bound = service.boundSource(of: id)
+        // At shutdown a bound source is not ended here: it stays recorded as
+        // bound, and the next start ends it (`start(endingSources:)`).
+        guard !isShuttingDown else { return }
+        if let bound {
+            logger.debug("source ended with its connection", metadata: ["source": "\(bound)"])
+            persistence.bind(bound, false)
         }
-        // At shutdown a bound source does not end: its toasts stay for the next start.
-        let effects = service.disconnect(id, now: clock.now())
-        if !isShuttingDown { apply(effects) }
+        apply(service.disconnect(id, now: clock.now()))
+        endStep()
     }
 
     // MARK: - Requests
@@ -104,8 +149,8 @@ final class ToastHub: @unchecked Sendable {
         var reply = response.replyLine
         var afterReply: [[UInt8]] = []
         switch response.directive {
-        case .hello?:
-            break
+        case .hello(let hello)?:
+            if hello.bindSource, let source = hello.source { persistence.bind(source, true) }
         case .subscribe(let request)?:
             connection.isSubscriber = true
             afterReply = service.subscribe(id, request, ref: response.ref, now: now)
@@ -131,9 +176,41 @@ final class ToastHub: @unchecked Sendable {
         default:
             break
         }
+        if let change = response.historyChange { persistence.note(change) }
         if let reply { send(ByteBuffer(bytes: reply), to: connection, force: true) }
         for line in afterReply { send(ByteBuffer(bytes: line), to: connection, force: true) }
         apply(response.effects)
+    }
+
+    /// A client that stopped sending and does not subscribe: close it once
+    /// everything it was answered (committed first) is written.
+    func closeOnceAnswered(_ id: Int) {
+        loop.preconditionInEventLoop()
+        endStep()
+        persistence.idle.whenComplete { [self] _ in
+            guard let channel = connections[id]?.channel else { return }
+            channel.writeAndFlush(ByteBuffer()).whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+
+    /// The end of a step (a connection's read burst): its changes are
+    /// committed, then its writes go out.
+    func endStep() {
+        loop.preconditionInEventLoop()
+        let writes = outbox
+        outbox = []
+        persistence.endStep(service.scheduler) { [self] in
+            var touched: [Int: Connection] = [:]
+            for write in writes {
+                guard let connection = connections[write.connection] else { continue }
+                self.write(write.bytes, to: connection, force: write.force)
+                touched[connection.id] = connection
+            }
+            for connection in touched.values {
+                connection.unflushedBytes = 0
+                connection.channel.flush()
+            }
+        }
     }
 
     func rejectLongLine(from id: Int, maxLineBytes: Int) {
@@ -143,27 +220,34 @@ final class ToastHub: @unchecked Sendable {
     }
 
     private func status() -> JSONValue {
-        WireEncoder.status(
-            service.scheduler, instance: service.instance, connections: connections.count,
-            subscribers: subscriberCount, uptimeMilliseconds: clock.uptimeMilliseconds
-        )
+        guard
+            case .object(var members) = WireEncoder.status(
+                service.scheduler, instance: service.instance, connections: connections.count,
+                subscribers: subscriberCount, uptimeMilliseconds: clock.uptimeMilliseconds
+            )
+        else { return [:] }
+        members["persistence"] = .string(persistence.mode.name)
+        if case .degraded(let reason) = persistence.mode { members["persistenceReason"] = .string(reason) }
+        members["history"] = .int(Int64(service.history.count))
+        return .object(members)
     }
 
     /// A one-line summary for logs and systemd's STATUS=.
     var statusLine: String {
-        "\(service.scheduler.shownCount) shown, \(service.scheduler.queuedCount) queued, \(subscriberCount) subscribers"
+        var line = "\(service.scheduler.shownCount) shown, \(service.scheduler.queuedCount) queued, \(subscriberCount) subscribers"
+        if case .degraded(let reason) = persistence.mode { line += "; persistence degraded: \(reason)" }
+        return line
     }
 
     // MARK: - Effects
 
+    /// Carries out effects: publishes events (into the step's outbox) and arms the timer.
     private func apply(_ effects: [SchedulerEffect]) {
-        var touched: [Int: Connection] = [:]
         for publication in service.publish(effects) {
+            persistence.note(publication.event)
             let bytes = ByteBuffer(bytes: publication.line)
             for delivery in publication.deliveries {
-                guard let connection = connections[delivery.connection] else { continue }
-                send(bytes, to: connection, force: !delivery.asSubscriber)
-                touched[connection.id] = connection
+                outbox.append((delivery.connection, bytes, !delivery.asSubscriber))
             }
         }
         for effect in effects {
@@ -175,22 +259,24 @@ final class ToastHub: @unchecked Sendable {
                 let delay = max(0, deadline - clock.now())
                 timer = loop.scheduleTask(in: .milliseconds(delay)) { [self] in
                     apply(service.tick(now: clock.now()))
+                    endStep()
                 }
             case .disarmTimer:
                 timer?.cancel()
                 timer = nil
             }
         }
-        for connection in touched.values {
-            connection.unflushedBytes = 0
-            connection.channel.flush()
-        }
+    }
+
+    /// Queues a write for the end of the step.
+    private func send(_ bytes: ByteBuffer, to connection: Connection, force: Bool = false) {
+        outbox.append((connection.id, bytes, force))
     }
 
     /// Writes to a connection through its bounded buffer. Subscriber events
     /// that do not fit are dropped and the subscriber is marked lagged; when
     /// its buffer drains it gets `lagged` and a fresh snapshot.
-    private func send(_ bytes: ByteBuffer, to connection: Connection, force: Bool = false) {
+    private func write(_ bytes: ByteBuffer, to connection: Connection, force: Bool) {
         if !force {
             if connection.lagged {
                 connection.dropped += 1
@@ -235,15 +321,20 @@ final class ToastHub: @unchecked Sendable {
         }
     }
 
+    /// `lagged`, then a snapshot: a step of its own, so that it goes out in
+    /// order with the steps before it.
     private func recoverFromLag(_ connection: Connection) {
         connection.lagged = false
         let notice: JSONValue = [
             "event": "lagged", "seq": .int(Int64(service.scheduler.lastSequence)), "time": .int(clock.now()),
             "dropped": .int(Int64(connection.dropped)),
         ]
+        let pending = outbox
+        outbox = []
         send(ByteBuffer(bytes: WireEncoder.line(notice)), to: connection, force: true)
         sendSnapshot(to: connection)
-        connection.channel.flush()
+        endStep()
+        outbox = pending
     }
 
     private func sendSnapshot(to connection: Connection) {
@@ -258,6 +349,14 @@ final class ToastHub: @unchecked Sendable {
         loop.preconditionInEventLoop()
         isShuttingDown = true
         timer?.cancel()
+        // What was acknowledged is committed; let the last steps' writes out first.
+        endStep()
+        return persistence.idle.flatMap { [self] in closeAll(reason: reason) }.always { [persistence] _ in
+            persistence.shutdown()
+        }
+    }
+
+    private func closeAll(reason: String) -> EventLoopFuture<Void> {
         let notice = ByteBuffer(bytes: WireEncoder.line([
             "event": "shutdown", "seq": .int(Int64(service.scheduler.lastSequence)), "time": .int(clock.now()),
             "reason": .string(reason),

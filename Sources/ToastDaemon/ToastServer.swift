@@ -27,6 +27,10 @@ public struct DaemonOptions: Sendable {
     public var subscriberLagTimeout: Duration = .seconds(10)
     /// Recent events kept for subscribers that resume with `since` (0: none).
     public var resumeEvents = ProtocolInfo.defaultResumeEvents
+    /// Ended toasts kept for `history`.
+    public var historySize = ProtocolInfo.defaultHistorySize
+    /// Where the state lives (see `ToastStore`).
+    public var storage = DaemonStorage.ephemeral
     /// Accept connections from root as well as from our own uid.
     public var allowRoot = true
     /// A listening socket inherited from the service manager (socket
@@ -61,13 +65,21 @@ public final class ToastServer: @unchecked Sendable {
         limits.subscriberBufferBytes = options.subscriberBufferBytes
         limits.lagTimeout = TimeAmount(options.subscriberLagTimeout)
         limits.resumeEvents = options.resumeEvents
-        hub = ToastHub(loop: group.next(), configuration: options.scheduler, limits: limits, logger: logger)
+        limits.historySize = options.historySize
+        hub = ToastHub(
+            loop: group.next(), configuration: options.scheduler, limits: limits, logger: logger, storage: options.storage
+        )
     }
 
     /// Binds the socket (or adopts the inherited one) and serves until a
     /// signal stops the daemon. READY=1 goes out only once the socket accepts.
     public func run() throws {
         defer { try? group.syncShutdownGracefully() }
+        // The restored state's first step is committed before anyone connects.
+        var bound: [String] = []
+        if case .durable(_, let loaded) = options.storage { bound = loaded.boundSources }
+        let hub = self.hub
+        try hub.loop.flatSubmit { [bound] in hub.start(endingSources: bound) }.wait()
         let channel: any Channel
         if let inherited = options.inheritedSocket {
             channel = try bootstrap().withBoundSocket(inherited).wait()

@@ -73,7 +73,7 @@ struct ToastBenchCommand: ParsableCommand {
         func run() throws {
             let server = try ServerUnderTest(
                 name: "toastd", executable: toastd,
-                arguments: ["--socket", "{socket}", "--log-level", "warning", "--log-target", "stderr", "--max-connections", "1024", "--subscriber-lag-timeout", "2"]
+                arguments: ["--socket", "{socket}", "--state-dir", "{state}", "--log-level", "warning", "--log-target", "stderr", "--max-connections", "1024", "--subscriber-lag-timeout", "2"]
             )
             defer { server.stop() }
             var soak = ToastBench.Soak(seconds: seconds)

@@ -5,6 +5,7 @@ import Systemd
 import ToastCore
 import ToastClient
 import ToastDaemon
+import ToastStore
 
 #if canImport(Glibc)
 import Glibc
@@ -39,6 +40,10 @@ struct Toastd: ParsableCommand {
     var subscriberLagTimeout = 10.0
     @Option(help: "Recent events kept for subscribers that resume with 'since' (0 keeps none).")
     var resumeEvents = ProtocolInfo.defaultResumeEvents
+    @Option(help: "Where the state (toasts, counters, history) lives: DIR/toastd.sqlite. Default: $XDG_STATE_HOME/toastd, else ~/.local/state/toastd.")
+    var stateDir: String?
+    @Flag(help: "Keep everything in memory: nothing survives a restart.") var ephemeral = false
+    @Option(help: "Ended toasts kept for 'toastctl history' and 'restore'.") var historySize = ProtocolInfo.defaultHistorySize
     @Flag(help: "Refuse connections from root too (by default root may connect).") var denyRoot = false
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String = "info"
     @Option(help: "Where logs go: auto (the journal when stderr is connected to it), journal, or stderr.")
@@ -61,6 +66,10 @@ struct Toastd: ParsableCommand {
         ] where value < 1 {
             throw ValidationError("\(name) must be at least 1.")
         }
+        guard (0...1_000_000).contains(historySize) else {
+            throw ValidationError("--history-size must be between 0 and 1000000.")
+        }
+        if ephemeral && stateDir != nil { throw ValidationError("--ephemeral and --state-dir exclude each other.") }
         guard (0...1_000_000).contains(resumeEvents) else {
             throw ValidationError("--resume-events must be between 0 and 1000000.")
         }
@@ -94,7 +103,26 @@ struct Toastd: ParsableCommand {
         options.subscriberBufferBytes = subscriberBufferBytes
         options.subscriberLagTimeout = .milliseconds(Int64(subscriberLagTimeout * 1_000))
         options.resumeEvents = resumeEvents
+        options.historySize = historySize
         options.allowRoot = !denyRoot
+        if !ephemeral {
+            let directory = stateDir ?? StateLocation.resolve(environment: environment)
+            do {
+                let (store, loaded) = try ToastStore.open(directory: directory, historySize: historySize)
+                for note in loaded.notes { logger.error("\(note)") }
+                logger.info(
+                    "state restored",
+                    metadata: ["database": "\(store.path)", "toasts": "\(loaded.state.records.count)", "instance": "\(loaded.instance)"]
+                )
+                options.storage = .durable(store, loaded)
+            } catch .locked(let directory) {
+                logger.critical("\(ToastStore.Failure.locked(directory))")
+                throw ExitCode(1)
+            } catch {
+                logger.error("persistence degraded: toastd keeps serving from memory", metadata: ["reason": "\(error)"])
+                options.storage = .degraded("\(error)")
+            }
+        }
         if let inherited = SocketActivation.listeningSockets().first {
             guard SocketActivation.isListeningUnixStream(inherited.fileDescriptor) else {
                 logger.critical("the inherited socket is not a listening Unix stream socket", metadata: ["name": "\(inherited.name)"])

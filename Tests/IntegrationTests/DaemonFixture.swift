@@ -22,7 +22,10 @@ final class DaemonFixture: @unchecked Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         socket = directory.appending(path: "toastd.sock").path
         process.executableURL = Self.binaryDirectory.appending(path: "toastd")
-        process.arguments = ["--socket", socket, "--log-level", "warning"] + arguments
+        // A state directory of its own: toastd is durable by default, and
+        // a state directory takes one daemon at a time.
+        let state = arguments.contains("--ephemeral") || arguments.contains("--state-dir") ? [] : ["--state-dir", stateDirectory]
+        process.arguments = ["--socket", socket, "--log-level", "warning"] + state + arguments
         process.standardError = log
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -42,6 +45,9 @@ final class DaemonFixture: @unchecked Sendable {
     }
 
     func connect() throws -> ToastConnection { try ToastConnection(path: socket) }
+
+    /// Where this daemon keeps its state (unless the test chose otherwise).
+    var stateDirectory: String { directory.appending(path: "state").path }
 
     struct Outcome {
         var status: Int32

@@ -310,7 +310,7 @@ struct DaemonIntegrationTests {
         let daemon = try DaemonFixture()
         let second = Process()
         second.executableURL = DaemonFixture.binaryDirectory.appending(path: "toastd")
-        second.arguments = ["--socket", daemon.socket]
+        second.arguments = ["--socket", daemon.socket, "--state-dir", daemon.directory.appending(path: "second").path]
         second.standardError = Pipe()
         try second.run()
         second.waitUntilExit()
@@ -393,7 +393,8 @@ struct DaemonIntegrationTests {
             try DaemonFixture.copyExecutable("toastd", to: toastd)
             let process = Process()
             process.executableURL = URL(filePath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", toastd, "--socket", socket, "--log-level", "error"] + flags
+            // --ephemeral: nobody has no state directory of its own to write.
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", toastd, "--socket", socket, "--log-level", "error", "--ephemeral"] + flags
             try process.run()
             defer { process.terminate(); process.waitUntilExit() }
             for _ in 0..<200 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
@@ -419,10 +420,13 @@ struct DaemonIntegrationTests {
 }
 
 extension DaemonFixture {
-    static func restart(on fixture: DaemonFixture) throws -> Process {
+    /// Starts toastd again on the fixture's socket: on its state (the same
+    /// toasts, the same instance), or with `freshState` as a new daemon.
+    static func restart(on fixture: DaemonFixture, freshState: Bool = false) throws -> Process {
         let process = Process()
         process.executableURL = binaryDirectory.appending(path: "toastd")
-        process.arguments = ["--socket", fixture.socket, "--log-level", "warning"]
+        let state = freshState ? fixture.directory.appending(path: "state-\(UUID().uuidString.prefix(6))").path : fixture.stateDirectory
+        process.arguments = ["--socket", fixture.socket, "--log-level", "warning", "--state-dir", state]
         try process.run()
         for _ in 0..<200 where !SocketFileProbe.accepting(fixture.socket) { usleep(10_000) }
         return process

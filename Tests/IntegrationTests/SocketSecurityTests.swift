@@ -32,10 +32,12 @@ struct SocketSecurityTests {
     }
 
     /// toastd as `user` with no XDG_RUNTIME_DIR: it falls back to /tmp/toastd-UID.
+    /// (--ephemeral here and below: these uids have no home to keep state in,
+    /// and the socket is what is under test.)
     static func startFallbackDaemon(_ binaries: URL, timeout: Int = 10) throws -> DaemonFixture.Outcome {
         try DaemonFixture.run(
             "/usr/bin/timeout",
-            ["\(timeout)", "/usr/bin/setpriv"] + asUser(user, [binaries.appending(path: "toastd").path, "--log-level", "error"])
+            ["\(timeout)", "/usr/bin/setpriv"] + asUser(user, [binaries.appending(path: "toastd").path, "--log-level", "error", "--ephemeral"])
         )
     }
 
@@ -104,7 +106,7 @@ struct SocketSecurityTests {
         let socket = directory.appending(path: "toastd.sock").path
         let process = Process()
         process.executableURL = URL(filePath: "/usr/bin/setpriv")
-        process.arguments = Self.asUser(impostor, [binaries.appending(path: "toastd").path, "--socket", socket, "--log-level", "error"])
+        process.arguments = Self.asUser(impostor, [binaries.appending(path: "toastd").path, "--socket", socket, "--log-level", "error", "--ephemeral"])
         try process.run()
         defer { process.terminate(); process.waitUntilExit() }
         for _ in 0..<300 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }

@@ -62,7 +62,7 @@ struct SystemdTests {
         let socketPath = directory.appending(path: "toastd.sock").path
         let process = Process()
         process.executableURL = DaemonFixture.binaryDirectory.appending(path: "toastd")
-        process.arguments = ["--socket", socketPath, "--log-level", "warning"]
+        process.arguments = ["--socket", socketPath, "--log-level", "warning", "--state-dir", directory.appending(path: "state").path]
         process.environment = ProcessInfo.processInfo.environment.merging(["NOTIFY_SOCKET": notify.path]) { $1 }
         try process.run()
         defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
@@ -120,6 +120,7 @@ struct SystemdTests {
         activator.arguments = [
             "-l", socketPath, "--fdname=toastd", "-E", "SWIFT_BACKTRACE=enable=no",
             DaemonFixture.binaryDirectory.appending(path: "toastd").path, "--log-level", "warning",
+            "--state-dir", directory.appending(path: "state").path,
         ]
         activator.standardError = FileHandle.nullDevice
         try activator.run()

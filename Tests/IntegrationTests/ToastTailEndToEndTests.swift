@@ -82,7 +82,9 @@ struct ToastTailEndToEndTests {
         let gone = try tmux.waitFor(0) { $0.contains("disconnected") }
         #expect(gone.contains("disconnected"), "\(gone)")
 
-        let restarted = try DaemonFixture.restart(on: daemon)
+        // Another daemon (a fresh state, so a new instance): the viewer must
+        // not keep what the old one showed.
+        let restarted = try DaemonFixture.restart(on: daemon, freshState: true)
         defer { restarted.terminate(); restarted.waitUntilExit() }
         #expect(try DaemonFixture.toastctl(["add", "after the restart", "--duration", "indefinite"], socket: daemon.socket).status == 0)
         let back = try tmux.waitFor(0) { $0.contains("after the restart") && $0.contains("● toastd") }

@@ -1,0 +1,108 @@
+/// The last toasts that ended, newest last, for `history` and `restore`
+/// (PROTOCOL.md section 5.6): what dunst's history and mako's restore keep,
+/// bounded so that it never grows without end.
+public struct ToastHistory: Sendable {
+    public struct Entry: Sendable, Hashable {
+        /// The toast as it was when it ended.
+        public var record: ToastRecord
+        /// Whether it had been shown (`dismissed`) or not (`cancelled`).
+        public var shown: Bool
+        /// The end reason, as in the end event.
+        public var reason: String
+        public var endedAt: ToastInstant
+        /// The sequence number of its end event.
+        public var seq: UInt64
+
+        public init(record: ToastRecord, shown: Bool, reason: String, endedAt: ToastInstant, seq: UInt64) {
+            self.record = record
+            self.shown = shown
+            self.reason = reason
+            self.endedAt = endedAt
+            self.seq = seq
+        }
+
+        /// The entry of an end event, or nil for any other event.
+        public init?(_ event: ToastEvent) {
+            switch event.kind {
+            case .dismissed(let record, let reason):
+                self.init(record: record, shown: true, reason: reason.rawValue, endedAt: event.time, seq: event.seq)
+            case .cancelled(let record, let reason):
+                self.init(record: record, shown: false, reason: reason.rawValue, endedAt: event.time, seq: event.seq)
+            default:
+                return nil
+            }
+        }
+    }
+
+    /// What `history` asks for.
+    public struct Query: Sendable, Hashable {
+        public var filter: EventFilter
+        public var source: String?
+        /// Only toasts that ended at or after this time.
+        public var since: ToastInstant?
+        public var limit: Int?
+
+        public init(filter: EventFilter = EventFilter(), source: String? = nil, since: ToastInstant? = nil, limit: Int? = nil) {
+            self.filter = filter
+            self.source = source
+            self.since = since
+            self.limit = limit
+        }
+
+        func matches(_ entry: Entry) -> Bool {
+            filter.matches(entry.record) && (source == nil || entry.record.toast.source == source)
+                && (since.map { entry.endedAt >= $0 } ?? true)
+        }
+    }
+
+    public let capacity: Int
+    /// Oldest first; may hold a few more than `capacity` (see `append`).
+    private var entries: [Entry] = []
+
+    /// The kept entries, oldest first.
+    public var all: ArraySlice<Entry> { entries.suffix(capacity) }
+
+    public init(capacity: Int, entries: [Entry] = []) {
+        self.capacity = max(0, capacity)
+        self.entries = Array(entries.suffix(self.capacity))
+    }
+
+    public var count: Int { min(entries.count, capacity) }
+
+    public mutating func append(_ entry: Entry) {
+        guard capacity > 0 else { return }
+        entries.append(entry)
+        // Drop in chunks, so that a full history does not shift on every end.
+        if entries.count > capacity + max(16, capacity / 8) {
+            entries.removeFirst(entries.count - capacity)
+        }
+    }
+
+    /// The entries that match, newest first, at most `limit` and never more than `capacity`.
+    public func find(_ query: Query) -> [Entry] {
+        var found: [Entry] = []
+        let limit = min(query.limit ?? capacity, capacity)
+        for entry in entries.reversed().prefix(capacity) where query.matches(entry) {
+            found.append(entry)
+            if found.count == limit { break }
+        }
+        return found
+    }
+
+    /// The newest entry of a toast id, or the newest of all.
+    public func entry(id: ToastID?) -> Entry? {
+        guard let id else { return entries.suffix(capacity).last }
+        return entries.suffix(capacity).last { $0.record.id == id }
+    }
+
+    /// Takes an entry out (`restore` pops it, as dunst's history-pop does).
+    public mutating func remove(id: ToastID) {
+        entries.removeAll { $0.record.id == id }
+    }
+
+    /// Forgets everything; returns how many entries there were.
+    public mutating func clear() -> Int {
+        defer { entries = [] }
+        return min(entries.count, capacity)
+    }
+}

@@ -1,0 +1,137 @@
+import Logging
+import NIOCore
+import NIOPosix
+import ToastCore
+import ToastStore
+
+/// Durable before acknowledged: the hub tells it what each step changed
+/// (a read burst, a timer tick, a closed connection), and hands it the
+/// writes that step produced. The changes are committed in one transaction
+/// on a thread of its own, off the event loop, and only then are the
+/// writes let out, in the order of the steps. A pipelined client pays one
+/// commit per burst, not per line.
+///
+/// When the store fails (a full disk, a directory turned read-only), toastd
+/// does not stop: it logs once, reports `degraded` with the reason, and
+/// serves from memory from then on.
+///
+/// Confined to the hub's event loop, like the hub.
+final class StatePersistence: @unchecked Sendable {
+    enum Mode: Sendable, Equatable {
+        case durable
+        /// `--ephemeral`: kept in memory only, by request.
+        case ephemeral
+        /// The store failed; toastd serves from memory.
+        case degraded(String)
+
+        var name: String {
+            switch self {
+            case .durable: "durable"
+            case .ephemeral: "ephemeral"
+            case .degraded: "degraded"
+            }
+        }
+    }
+
+    private let loop: any EventLoop
+    private let logger: Logger
+    private var store: ToastStore?
+    private let thread: NIOThreadPool?
+    private(set) var mode: Mode
+    private var batch = ToastStore.Batch()
+    /// Steps whose writes wait for their commit (or for an earlier step's).
+    private var waiting = 0
+    /// Completes once every step so far has let its writes out.
+    private var released: EventLoopFuture<Void>
+
+    init(storage: DaemonStorage, loop: any EventLoop, logger: Logger) {
+        switch storage {
+        case .ephemeral:
+            store = nil
+            mode = .ephemeral
+        case .degraded(let reason):
+            store = nil
+            mode = .degraded(reason)
+        case .durable(let store, _):
+            self.store = store
+            mode = .durable
+        }
+        self.loop = loop
+        self.logger = logger
+        released = loop.makeSucceededVoidFuture()
+        if self.store != nil {
+            let thread = NIOThreadPool(numberOfThreads: 1)
+            thread.start()
+            self.thread = thread
+        } else {
+            thread = nil
+        }
+    }
+
+    func note(_ event: ToastEvent) {
+        if store != nil { batch.note(event) }
+    }
+
+    func note(_ change: ToastService.HistoryChange) {
+        if store != nil { batch.note(change) }
+    }
+
+    func bind(_ source: String, _ bound: Bool) {
+        if store != nil { batch.bind(source, bound) }
+    }
+
+    /// Ends a step: commits what it changed, then runs `deliver` (its
+    /// writes), after every earlier step's.
+    func endStep(_ scheduler: SchedulerStateMachine, deliver: @escaping @Sendable () -> Void) {
+        loop.preconditionInEventLoop()
+        guard let store, let thread, !batch.isEmpty else {
+            if waiting == 0 {
+                deliver()
+            } else {
+                waiting += 1
+                released = released.map { [self] in
+                    deliver()
+                    waiting -= 1
+                }
+            }
+            return
+        }
+        var next = batch
+        batch = ToastStore.Batch()
+        next.nextID = scheduler.nextToastID
+        next.lastSequence = scheduler.lastSequence
+        let step = next
+        waiting += 1
+        let committed = thread.runIfActive(eventLoop: loop) { try store.commit(step) }
+            .flatMapErrorThrowing { [self] error in degrade("a commit failed: \(error)") }
+        released = released.and(committed).map { [self] _ in
+            deliver()
+            waiting -= 1
+        }
+    }
+
+    /// Completes when every step so far has been committed and delivered.
+    var idle: EventLoopFuture<Void> { released }
+
+    private func degrade(_ reason: String) {
+        guard store != nil else { return }
+        store = nil
+        mode = .degraded(reason)
+        logger.error("persistence degraded: toastd keeps serving from memory", metadata: ["reason": "\(reason)"])
+    }
+
+    /// Stops the commit thread once the last steps are out.
+    func shutdown() {
+        thread?.shutdownGracefully { _ in }
+    }
+}
+
+/// Where a daemon keeps its state.
+public enum DaemonStorage: Sendable {
+    /// In memory only (`--ephemeral`).
+    case ephemeral
+    /// In a store, with what it held at start.
+    case durable(ToastStore, ToastStore.Loaded)
+    /// The store could not be used; in memory, with the reason.
+    case degraded(String)
+}

@@ -1,0 +1,344 @@
+import Foundation
+import GRDB
+import ToastCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// toastd's durable state: the live toasts, the counters that keep ids and
+/// sequence numbers from ever repeating, the paused state, the sources
+/// bound to connections, and the history of ended toasts, in SQLite.
+///
+/// - WAL mode with `synchronous = NORMAL`: a committed transaction survives
+///   the process being killed at any instant, though not a power cut.
+/// - One transaction per `Batch` (group commit): the daemon gathers what a
+///   read burst or a timer tick changed and commits it at once, off its
+///   event loop, before any reply to it is written.
+/// - Schema changes go through `ToastStore.migrator`, so that a database
+///   written by one version opens in the next.
+/// - A lock file (`flock`) keeps a second toastd off the same directory.
+///
+/// Used from one thread at a time (the daemon's persistence thread).
+public final class ToastStore: @unchecked Sendable {
+    public static let fileName = "toastd.sqlite"
+
+    public enum Failure: Error, CustomStringConvertible {
+        /// Another toastd holds the directory.
+        case locked(String)
+        /// The directory or the database cannot be used; toastd serves from memory.
+        case unavailable(String)
+
+        public var description: String {
+            switch self {
+            case .locked(let directory):
+                "another toastd is running on the state directory \(directory) (it holds \(directory)/toastd.lock); "
+                    + "stop it, or give this one another --state-dir"
+            case .unavailable(let reason): reason
+            }
+        }
+    }
+
+    /// What a start finds.
+    public struct Loaded: Sendable {
+        public var state: SchedulerStateMachine.State
+        public var instance: String
+        /// Oldest first.
+        public var history: [ToastHistory.Entry]
+        /// Sources that were bound to connections: those connections are gone.
+        public var boundSources: [String]
+        /// What happened on the way (a corrupt file moved aside), for the log.
+        public var notes: [String]
+    }
+
+    /// What one step (a read burst, a tick) changed.
+    public struct Batch: Sendable {
+        var upserts: [ToastID: ToastRecord] = [:]
+        var deletes: Set<ToastID> = []
+        var ended: [ToastHistory.Entry] = []
+        var historyRemovals: [ToastID] = []
+        var historyCleared = false
+        var bound: [String: Bool] = [:]
+        var paused: Bool?
+        public var nextID: ToastID = 1
+        public var lastSequence: UInt64 = 0
+        var touched = false
+
+        public init() {}
+
+        public var isEmpty: Bool { !touched }
+
+        /// Takes note of an event the scheduler published.
+        public mutating func note(_ event: ToastEvent) {
+            touched = true
+            switch event.kind {
+            case .queued(let record), .presented(let record), .updated(let record):
+                upserts[record.id] = record
+                deletes.remove(record.id)
+            case .dismissed(let record, _), .cancelled(let record, _):
+                upserts[record.id] = nil
+                deletes.insert(record.id)
+                if let entry = ToastHistory.Entry(event) { ended.append(entry) }
+            case .action:
+                break
+            case .paused:
+                paused = true
+            case .resumed:
+                paused = false
+            }
+        }
+
+        public mutating func note(_ change: ToastService.HistoryChange) {
+            touched = true
+            switch change {
+            case .removed(let id): historyRemovals.append(id)
+            case .cleared:
+                historyCleared = true
+                historyRemovals = []
+                ended = []
+            }
+        }
+
+        /// A connection bound (`true`) or released (`false`) a source.
+        public mutating func bind(_ source: String, _ bound: Bool) {
+            touched = true
+            self.bound[source] = bound
+        }
+    }
+
+    public let path: String
+    private let database: DatabaseQueue
+    private let historySize: Int
+    private let lock: Int32
+
+    private init(path: String, database: DatabaseQueue, historySize: Int, lock: Int32) {
+        self.path = path
+        self.database = database
+        self.historySize = historySize
+        self.lock = lock
+    }
+
+    deinit { close(lock) }
+
+    /// Opens (or creates) the state in `directory`, created 0700 if missing.
+    public static func open(directory: String, historySize: Int, now: Date = Date()) throws(Failure) -> (ToastStore, Loaded) {
+        var info = stat()
+        if lstat(directory, &info) != 0 {
+            if mkdirs(directory) != 0 {
+                throw .unavailable("cannot create the state directory \(directory): \(String(cString: strerror(errno)))")
+            }
+        }
+        let lock = Glibc.open(directory + "/toastd.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lock >= 0 else {
+            throw .unavailable("cannot use the state directory \(directory): \(String(cString: strerror(errno)))")
+        }
+        if flock(lock, LOCK_EX | LOCK_NB) != 0 {
+            let reason = errno
+            close(lock)
+            if reason == EWOULDBLOCK { throw .locked(directory) }
+            throw .unavailable("cannot lock \(directory)/toastd.lock: \(String(cString: strerror(reason)))")
+        }
+        let path = directory + "/" + fileName
+        var notes: [String] = []
+        do {
+            let database = try openMigrated(path)
+            let store = ToastStore(path: path, database: database, historySize: historySize, lock: lock)
+            return (store, try store.load(notes: notes))
+        } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode) {
+            let aside = path + ".corrupt-\(Int(now.timeIntervalSince1970))"
+            for suffix in ["", "-wal", "-shm"] { rename(path + suffix, aside + suffix) }
+            notes.append("the database was corrupt (\(error.message ?? "\(error.resultCode)")); it was moved to \(aside) and a fresh one started")
+            do {
+                let database = try openMigrated(path)
+                let store = ToastStore(path: path, database: database, historySize: historySize, lock: lock)
+                return (store, try store.load(notes: notes))
+            } catch {
+                close(lock)
+                throw .unavailable("cannot open \(path): \(error)")
+            }
+        } catch {
+            close(lock)
+            throw .unavailable("cannot open \(path): \(error)")
+        }
+    }
+
+    private static func mkdirs(_ path: String) -> Int32 {
+        let parent = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        var info = stat()
+        if !parent.isEmpty && lstat(parent, &info) != 0 { _ = mkdirs(parent) }
+        return mkdir(path, 0o700)
+    }
+
+    static func openMigrated(_ path: String) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.busyMode = .immediateError
+        configuration.prepareDatabase { db in
+            // WAL survives a killed process; synchronous=NORMAL skips the
+            // fsync per commit that only a power cut would need.
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        let database = try DatabaseQueue(path: path, configuration: configuration)
+        try migrator.migrate(database)
+        // A corrupt page may only show when it is read.
+        try database.read { db in
+            let check = try String.fetchOne(db, sql: "PRAGMA quick_check")
+            if check != "ok" { throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: check) }
+        }
+        return database
+    }
+
+    /// Every schema toastd ever had, in order. Never edit a migration that
+    /// has shipped: add a new one.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value NOT NULL);
+                    CREATE TABLE toast (id INTEGER PRIMARY KEY NOT NULL, body TEXT NOT NULL);
+                    CREATE TABLE history (
+                        seq INTEGER PRIMARY KEY NOT NULL, id INTEGER NOT NULL, ended_at INTEGER NOT NULL,
+                        shown INTEGER NOT NULL, reason TEXT NOT NULL, body TEXT NOT NULL);
+                    CREATE INDEX history_by_id ON history(id);
+                    CREATE TABLE bound_source (source TEXT PRIMARY KEY NOT NULL);
+                    """
+            )
+        }
+        return migrator
+    }
+
+    // MARK: - Loading
+
+    private func load(notes: [String]) throws -> Loaded {
+        try database.write { db in
+            var meta: [String: DatabaseValue] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT key, value FROM meta") { meta[row["key"]] = row["value"] }
+            var instance = meta["instance"].flatMap { String.fromDatabaseValue($0) } ?? ""
+            if instance.isEmpty {
+                instance = Self.makeInstance()
+                try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES ('instance', ?)", arguments: [instance])
+            }
+            let records = try String.fetchAll(db, sql: "SELECT body FROM toast ORDER BY id").map(Self.decodeRecord)
+            let history = try Row.fetchAll(
+                db, sql: "SELECT seq, ended_at, shown, reason, body FROM history ORDER BY seq DESC LIMIT ?",
+                arguments: [historySize]
+            ).reversed().map { row in
+                ToastHistory.Entry(
+                    record: try Self.decodeRecord(row["body"]), shown: row["shown"], reason: row["reason"],
+                    endedAt: row["ended_at"], seq: row["seq"]
+                )
+            }
+            var newest: [String: ToastID] = [:]
+            for record in records + history.map(\.record) {
+                let source = record.toast.source ?? SchedulerStateMachine.anonymousSource
+                newest[source] = max(newest[source] ?? 0, record.id)
+            }
+            let state = SchedulerStateMachine.State(
+                records: records,
+                paused: meta["paused"].flatMap { Bool.fromDatabaseValue($0) } ?? false,
+                nextID: meta["nextID"].flatMap { UInt64.fromDatabaseValue($0) } ?? 1,
+                lastSequence: meta["lastSequence"].flatMap { UInt64.fromDatabaseValue($0) } ?? 0,
+                newestBySource: newest
+            )
+            let bound = try String.fetchAll(db, sql: "SELECT source FROM bound_source ORDER BY source")
+            return Loaded(state: state, instance: instance, history: history, boundSources: bound, notes: notes)
+        }
+    }
+
+    static func makeInstance() -> String {
+        let hex = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    // MARK: - Committing
+
+    /// Commits one batch in one transaction.
+    public func commit(_ batch: Batch) throws {
+        try database.write { db in
+            let upsert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO toast(id, body) VALUES (?, ?)")
+            for record in batch.upserts.values {
+                try upsert.execute(arguments: [record.id, Self.encode(record)])
+            }
+            let delete = try db.cachedStatement(sql: "DELETE FROM toast WHERE id = ?")
+            for id in batch.deletes { try delete.execute(arguments: [id]) }
+            if batch.historyCleared { try db.execute(sql: "DELETE FROM history") }
+            let removeEntry = try db.cachedStatement(sql: "DELETE FROM history WHERE id = ?")
+            for id in batch.historyRemovals { try removeEntry.execute(arguments: [id]) }
+            if !batch.ended.isEmpty {
+                let insert = try db.cachedStatement(
+                    sql: "INSERT OR REPLACE INTO history(seq, id, ended_at, shown, reason, body) VALUES (?, ?, ?, ?, ?, ?)"
+                )
+                for entry in batch.ended {
+                    try insert.execute(
+                        arguments: [entry.seq, entry.record.id, entry.endedAt, entry.shown, entry.reason, Self.encode(entry.record)]
+                    )
+                }
+                try db.cachedStatement(
+                    sql: "DELETE FROM history WHERE seq <= (SELECT seq FROM history ORDER BY seq DESC LIMIT 1 OFFSET ?)"
+                ).execute(arguments: [historySize])
+            }
+            for (source, bound) in batch.bound {
+                try db.execute(
+                    sql: bound ? "INSERT OR IGNORE INTO bound_source(source) VALUES (?)" : "DELETE FROM bound_source WHERE source = ?",
+                    arguments: [source]
+                )
+            }
+            let meta = try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)")
+            try meta.execute(arguments: ["nextID", batch.nextID])
+            try meta.execute(arguments: ["lastSequence", batch.lastSequence])
+            if let paused = batch.paused { try meta.execute(arguments: ["paused", paused]) }
+        }
+    }
+
+    // MARK: - Records
+
+    /// A record as stored: the toast as the wire shows it, plus its place.
+    static func encode(_ record: ToastRecord) -> String {
+        var bytes: [UInt8] = []
+        WireEncoder.writeToast(record, into: &bytes)
+        bytes.removeLast()  // "}"
+        bytes.append(contentsOf: ",\"placement\":\(record.placement)}".utf8)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static let recordMembers: Set<String> = ["id", "state", "repeat", "createdAt", "presentedAt", "expiresAt", "placement"]
+
+    static func decodeRecord(_ body: String) throws -> ToastRecord {
+        guard case .object(var members) = try JSONValue.parse(body),
+            let id = members["id"]?.intValue, let repeatCount = members["repeat"]?.intValue,
+            let createdAt = members["createdAt"]?.intValue,
+            let state = members["state"]?.stringValue.flatMap(ToastRecord.State.init(rawValue:))
+        else {
+            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "a stored toast lacks its record members")
+        }
+        let presentedAt = members["presentedAt"]?.intValue
+        let expiresAt = members["expiresAt"]?.intValue
+        let placement = members["placement"]?.intValue ?? 0
+        for key in recordMembers { members[key] = nil }
+        let toast: Toast
+        do {
+            toast = try WireDecoder.decodeToast(.object(members))
+        } catch {
+            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "a stored toast is not valid: \(error)")
+        }
+        return ToastRecord(
+            id: ToastID(id), toast: toast, state: state, repeatCount: Int(repeatCount), createdAt: createdAt,
+            presentedAt: presentedAt, expiresAt: expiresAt, placement: UInt64(placement)
+        )
+    }
+}
+
+/// Where toastd keeps its state by default: `$STATE_DIRECTORY` (what
+/// systemd's `StateDirectory=` sets), else `$XDG_STATE_HOME/toastd`, else
+/// `~/.local/state/toastd` (the XDG base directory rules).
+public enum StateLocation {
+    public static func resolve(environment: [String: String]) -> String {
+        if let given = environment["STATE_DIRECTORY"]?.split(separator: ":").first, given.hasPrefix("/") {
+            return String(given)
+        }
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/toastd" }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        return home + "/.local/state/toastd"
+    }
+}
