@@ -22,7 +22,7 @@ public struct Toastctl: ParsableCommand {
             """,
         subcommands: [
             Add.self, Update.self, Remove.self, Dismiss.self, Invoke.self, Clear.self, List.self, Pause.self,
-            Resume.self, Status.self, Watch.self, Raw.self, Run.self,
+            Resume.self, Status.self, Watch.self, Raw.self, Run.self, History.self, Restore.self,
         ]
     )
 

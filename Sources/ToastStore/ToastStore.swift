@@ -291,6 +291,17 @@ public final class ToastStore: @unchecked Sendable {
         }
     }
 
+    /// Folds the WAL into the database file (for a fixture that is one file).
+    func checkpoint() throws {
+        try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+    }
+
+    func setInstanceForFixture(_ instance: String) throws {
+        try database.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES ('instance', ?)", arguments: [instance])
+        }
+    }
+
     // MARK: - Records
 
     /// A record as stored: the toast as the wire shows it, plus its place.

@@ -77,6 +77,8 @@ struct Toastd: ParsableCommand {
     }
 
     func run() throws {
+        // Whatever toastd creates (its state, its socket) is its user's alone.
+        umask(0o077)
         let level = Logger.Level(rawValue: logLevel) ?? .info
         let environment = ProcessInfoEnvironment.current
         let journal =

@@ -1,0 +1,77 @@
+import ArgumentParser
+import ToastCore
+
+extension Toastctl {
+    /// `toastctl history`: the toasts that ended, newest first; `history clear` forgets them.
+    struct History: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "history",
+            abstract: "The toasts that ended, newest first (kept across restarts).",
+            subcommands: [Show.self, Clear.self],
+            defaultSubcommand: Show.self
+        )
+
+        struct Show: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "show", abstract: "List the toasts that ended, newest first (the default).")
+            @OptionGroup var client: ClientOptions
+            @Option(help: "At most this many entries.") var limit: Int?
+            @Option(help: "Only this scene.") var scene: String?
+            @Option(help: "Only these roles (repeatable).") var role: [String] = []
+            @Option(help: "Only toasts from this source.") var source: String?
+            @Option(help: "Only toasts that ended at or after this time (Unix milliseconds).") var since: Int64?
+
+            func validate() throws {
+                if let limit, limit < 1 { throw ValidationError("--limit must be at least 1.") }
+                if let since, since < 0 { throw ValidationError("--since must not be negative.") }
+            }
+
+            func run() throws {
+                guard case .object(var request) = SceneFilter(scene: scene, roles: role).request("history") else { return }
+                if let limit { request["limit"] = .int(Int64(limit)) }
+                if let source { request["source"] = .string(source) }
+                if let since { request["since"] = .int(since) }
+                let result = try client.perform(.object(request))
+                client.output(result) {
+                    guard case .array(let entries)? = result["entries"] else { return "" }
+                    return entries.map { entry in
+                        let toast = entry["toast"] ?? [:]
+                        let fields = [toast["id"], toast["role"], entry["event"], entry["reason"]].map { $0?.serializedScalar ?? "-" }
+                        return fields.joined(separator: "\t") + "\t" + Terminal.sanitize(toast["message"]?.stringValue ?? "")
+                    }.joined(separator: "\n")
+                }
+            }
+        }
+
+        struct Clear: ParsableCommand {
+            static let configuration = CommandConfiguration(commandName: "clear", abstract: "Forget the history.")
+            @OptionGroup var client: ClientOptions
+            func run() throws {
+                let result = try client.perform(["op": "clearHistory"])
+                client.output(result) { "cleared \(result["cleared"]?.serializedScalar ?? "0")" }
+            }
+        }
+    }
+
+    /// `toastctl restore [ID | --latest]`: a toast from the history, shown again.
+    struct Restore: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "restore",
+            abstract: "Show a toast from the history again, as a new toast (its actions are dropped).",
+            discussion: "Prints the new toast's id. The entry leaves the history until the new toast ends."
+        )
+        @OptionGroup var client: ClientOptions
+        @Argument(help: "The id the toast had.") var id: UInt64?
+        @Flag(help: "The toast that ended last.") var latest = false
+
+        func validate() throws {
+            if (id == nil) == !latest { throw ValidationError("Give the toast's id or --latest (one of them).") }
+        }
+
+        func run() throws {
+            var request: [String: JSONValue] = ["op": "restore"]
+            if let id { request["id"] = .int(Int64(id)) } else { request["latest"] = true }
+            try client.performPrintingID(request)
+        }
+    }
+}

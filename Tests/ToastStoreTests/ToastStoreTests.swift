@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+import ToastCore
+
+@testable import ToastStore
+
+/// The store against a real SQLite database in a temporary directory.
+@Suite("Durable state store")
+struct ToastStoreTests {
+    static func temporaryDirectory() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appending(path: "toastd-store-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// A session with every kind of change: shown and waiting toasts, a
+    /// dedupe that moves a shown toast, ends, a pause. Returns the service
+    /// and the batches its steps produced.
+    static func session() -> (ToastService, [ToastStore.Batch]) {
+        var service = ToastService(configuration: SchedulerConfiguration(maxVisible: 2), instance: "i")
+        var batches: [ToastStore.Batch] = []
+        let lines = [
+            #"{"op":"add","toast":{"message":"a","duration":"indefinite","source":"s1"}}"#,
+            #"{"op":"add","toast":{"message":"b","duration":"indefinite","reuseId":"b","source":"s2"}}"#,
+            #"{"op":"add","toast":{"message":"c","role":"failure","actions":[{"id":"x","label":"X"}]}}"#,
+            #"{"op":"add","toast":{"message":"d","progress":0.5,"invalidation":["contextChanged"],"source":"s1"}}"#,
+            #"{"op":"add","toast":{"message":"a","duration":"indefinite","source":"s1"}}"#,
+            #"{"op":"remove","id":2}"#,
+            #"{"op":"pause"}"#,
+            #"{"op":"add","toast":{"message":"e","scene":"other"}}"#,
+        ]
+        for (index, line) in lines.enumerated() {
+            let response = service.respond(toLine: Array(line.utf8), defaultSource: "t[1]", now: Int64(index) * 10)
+            var batch = ToastStore.Batch()
+            for publication in service.publish(response.effects) { batch.note(publication.event) }
+            batch.nextID = service.scheduler.nextToastID
+            batch.lastSequence = service.scheduler.lastSequence
+            batches.append(batch)
+        }
+        return (service, batches)
+    }
+
+    static func sorted(_ records: [ToastRecord]) -> [ToastRecord] { records.sorted { $0.id < $1.id } }
+
+    @Test func whatIsCommittedIsWhatTheNextStartFinds() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (service, batches) = Self.session()
+        var instance = ""
+        do {
+            let (store, loaded) = try ToastStore.open(directory: directory, historySize: 100)
+            #expect(loaded.state.records.isEmpty)
+            instance = loaded.instance
+            for batch in batches { try store.commit(batch) }
+        }
+        let (_, loaded) = try ToastStore.open(directory: directory, historySize: 100)
+        let expected = service.scheduler.state
+        #expect(Self.sorted(loaded.state.records) == Self.sorted(expected.records))
+        #expect(loaded.state.paused == true)
+        #expect(loaded.state.nextID == expected.nextID)
+        #expect(loaded.state.lastSequence == expected.lastSequence)
+        #expect(loaded.instance == instance)
+        #expect(loaded.history.map(\.record.id) == [2])
+        #expect(loaded.history.first?.reason == "removed")
+
+        // A scheduler restored from it lists the same stacks in the same order.
+        let restored = SchedulerStateMachine(configuration: SchedulerConfiguration(maxVisible: 2), restoring: loaded.state)
+        #expect(restored.snapshot().toasts.map(\.id) == service.scheduler.snapshot().toasts.map(\.id))
+        #expect(restored.snapshot().toasts == service.scheduler.snapshot().toasts)
+    }
+
+    @Test func historyKeepsOnlyTheNewestEntries() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var service = ToastService(instance: "i")
+        do {
+        let (store, _) = try ToastStore.open(directory: directory, historySize: 3)
+        for index in 0..<8 {
+            let add = service.respond(toLine: Array(#"{"op":"add","toast":{"message":"m\#(index)"}}"#.utf8), defaultSource: nil, now: 0)
+            let remove = service.respond(toLine: Array(#"{"op":"remove","id":\#(index + 1)}"#.utf8), defaultSource: nil, now: 0)
+            var batch = ToastStore.Batch()
+            for publication in service.publish(add.effects + remove.effects) { batch.note(publication.event) }
+            batch.nextID = service.scheduler.nextToastID
+            batch.lastSequence = service.scheduler.lastSequence
+            try store.commit(batch)
+        }
+        var clear = ToastStore.Batch()
+        clear.note(.removed(8))
+        clear.nextID = service.scheduler.nextToastID
+        clear.lastSequence = service.scheduler.lastSequence
+        try store.commit(clear)
+        }
+        let reopened = try Self.reopen(directory, historySize: 3)
+        #expect(reopened.history.map(\.record.id) == [6, 7])
+    }
+
+    static func reopen(_ directory: String, historySize: Int) throws -> ToastStore.Loaded {
+        // The first store must be gone (its lock released) before this runs.
+        try ToastStore.open(directory: directory, historySize: historySize).1
+    }
+
+    @Test func aSecondStoreOnTheSameDirectoryIsRefused() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (first, _) = try ToastStore.open(directory: directory, historySize: 10)
+        #expect {
+            _ = try ToastStore.open(directory: directory, historySize: 10)
+        } throws: { error in
+            if case ToastStore.Failure.locked = error { return true }
+            return false
+        }
+        _ = first
+    }
+
+    @Test func aCorruptFileIsMovedAsideAndAFreshOneStarted() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let garbage = Data(repeating: 0x5A, count: 8192)
+        try garbage.write(to: URL(filePath: directory + "/" + ToastStore.fileName))
+        let (_, loaded) = try ToastStore.open(directory: directory, historySize: 10, now: Date(timeIntervalSince1970: 1_700_000_000))
+        #expect(loaded.state.records.isEmpty)
+        #expect(loaded.notes.count == 1)
+        #expect(loaded.notes.first?.contains("corrupt") == true)
+        let aside = directory + "/" + ToastStore.fileName + ".corrupt-1700000000"
+        #expect(try Data(contentsOf: URL(filePath: aside)) == garbage)
+    }
+
+    @Test func theStateDirectoryIsCreatedPrivate() throws {
+        let parent = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let directory = parent + "/a/b/toastd"
+        _ = try ToastStore.open(directory: directory, historySize: 10)
+        var info = stat()
+        #expect(stat(directory, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o700)
+    }
+
+    @Test func theDefaultLocationFollowsSystemdThenXDG() {
+        #expect(StateLocation.resolve(environment: ["STATE_DIRECTORY": "/s/toastd", "XDG_STATE_HOME": "/x"]) == "/s/toastd")
+        #expect(StateLocation.resolve(environment: ["XDG_STATE_HOME": "/x", "HOME": "/h"]) == "/x/toastd")
+        #expect(StateLocation.resolve(environment: ["XDG_STATE_HOME": "relative", "HOME": "/h"]) == "/h/.local/state/toastd")
+    }
+
+    /// A database written by the first schema (Fixtures/v1/, committed
+    /// when schema v1 shipped) must open in every later version.
+    @Test func aDatabaseOfTheFirstSchemaOpens() throws {
+        let fixture = try #require(Bundle.module.url(forResource: "v1", withExtension: nil, subdirectory: "Fixtures"))
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.copyItem(atPath: fixture.path, toPath: directory)
+        let (_, loaded) = try ToastStore.open(directory: directory, historySize: 100)
+        let (service, _) = Self.session()
+        #expect(Self.sorted(loaded.state.records) == Self.sorted(service.scheduler.state.records))
+        #expect(loaded.instance == "0123456789abcdef")
+        #expect(loaded.state.paused)
+        #expect(loaded.history.map(\.record.id) == [2])
+    }
+
+    /// Writes Fixtures/v1 (run once, by hand, when a schema ships):
+    /// TOASTD_WRITE_STORE_FIXTURE=/path/to/Tests/ToastStoreTests/Fixtures/v1 swift test --filter writeTheFixture
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["TOASTD_WRITE_STORE_FIXTURE"] != nil))
+    func writeTheFixture() throws {
+        let directory = ProcessInfo.processInfo.environment["TOASTD_WRITE_STORE_FIXTURE"]!
+        try? FileManager.default.removeItem(atPath: directory)
+        let (store, _) = try ToastStore.open(directory: directory, historySize: 100)
+        for batch in Self.session().1 { try store.commit(batch) }
+        try store.setInstanceForFixture("0123456789abcdef")
+        try store.checkpoint()
+    }
+}
