@@ -5,7 +5,8 @@ ensure_packages() {
     for need in "$@"; do
         case "$need" in
             build)
-                pkg-config --exists libsystemd 2>/dev/null || missing+=(libsystemd-dev pkg-config) ;;
+                pkg-config --exists libsystemd 2>/dev/null || missing+=(libsystemd-dev pkg-config)
+                [ -e /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev) ;;
             tests)
                 command -v socat >/dev/null || missing+=(socat)
                 command -v tmux >/dev/null || missing+=(tmux)

@@ -41,15 +41,17 @@ public struct BenchmarkSuite {
         self.print = print
     }
 
-    /// toastd as the benchmarks run it: logging only notices (an info line
-    /// per toast would measure the logger), and limits high enough for 1M toasts.
-    func startToastd() throws -> ServerUnderTest {
+    /// toastd as the benchmarks run it: as it ships, with durable state (in
+    /// a state directory of its own), logging only notices (an info line per
+    /// toast would measure the logger), and limits high enough for 1M toasts.
+    /// `ephemeral` is the in-memory baseline for the cost of persistence.
+    func startToastd(ephemeral: Bool = false) throws -> ServerUnderTest {
         try ServerUnderTest(
             name: "toastd", executable: programs.toastd,
             arguments: [
-                "--socket", "{socket}", "--state-dir", "{state}", "--log-level", "notice", "--log-target", "stderr", "--max-toasts", "2000000",
+                "--socket", "{socket}", "--log-level", "notice", "--log-target", "stderr", "--max-toasts", "2000000",
                 "--max-toasts-per-source", "2000000", "--max-connections", "1024",
-            ]
+            ] + (ephemeral ? ["--ephemeral"] : ["--state-dir", "{state}"])
         )
     }
 
@@ -101,13 +103,15 @@ public struct BenchmarkSuite {
         let total = quick ? 40_000 : 200_000
         var table = Table("server", "connections", "acked adds/s", "× toastd", "errors")
         var peakKiB = 0
+        var persistence: [String] = []
         for connections in [1, 16] {
             let perConnection = total / connections
             var rows: [(String, IngestBenchmark.Result)] = []
             let servers: [(String, () throws -> ServerUnderTest)] = [
                 ("C line echo", { try ServerUnderTest(name: "c-echo", executable: self.programs.cEcho, arguments: ["{socket}"]) }),
                 ("swift-nio line echo", { try ServerUnderTest(name: "nio-echo", executable: self.programs.bench, arguments: ["nio-echo", "--socket", "{socket}"]) }),
-                ("toastd", startToastd),
+                ("toastd --ephemeral", { try self.startToastd(ephemeral: true) }),
+                ("toastd", { try self.startToastd() }),
             ]
             for (name, start) in servers {
                 var results: [IngestBenchmark.Result] = []
@@ -124,9 +128,16 @@ public struct BenchmarkSuite {
             for (name, result) in rows {
                 table.add(name, "\(connections)", Figure.count(result.perSecond), Figure.ratio(result.perSecond / toastd), "\(result.errors)")
             }
+            let ephemeral = rows[rows.count - 2].1
+            persistence.append(
+                "\(connections) connection\(connections == 1 ? "" : "s"): \(Figure.count(toastd)) adds/s durable, \(Figure.count(ephemeral.perSecond)) ephemeral; "
+                    + "persistence costs \(Figure.fixed(1e6 / toastd - 1e6 / ephemeral.perSecond, 2)) µs per add (ephemeral / durable = \(Figure.ratio(ephemeral.perSecond / toastd)))"
+            )
         }
         print("## 2. Ingest (\(Figure.count(Double(total))) realistic adds, pipelined; median of \(quick ? 1 : 5) runs)\n\n" + table.markdown + "\n")
         print("toastd peak RSS during ingest: \(Figure.fixed(Double(peakKiB) / 1024, 1)) MiB\n")
+        print("The cost of persistence (toastd ships durable; `--ephemeral` keeps everything in memory):\n\n"
+            + persistence.map { "- " + $0 }.joined(separator: "\n") + "\n")
     }
 
     // MARK: - 3. Fan-out

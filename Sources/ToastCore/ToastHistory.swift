@@ -1,5 +1,5 @@
 /// The last toasts that ended, newest last, for `history` and `restore`
-/// (PROTOCOL.md section 5.6): what dunst's history and mako's restore keep,
+/// (PROTOCOL.md section 5.5): what dunst's history and mako's restore keep,
 /// bounded so that it never grows without end.
 public struct ToastHistory: Sendable {
     public struct Entry: Sendable, Hashable {
