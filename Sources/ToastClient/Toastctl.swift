@@ -133,6 +133,14 @@ func printLine(_ message: String) {
     _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
 }
 
+/// `--scene S` and `--role R...`: what list, watch and history narrow to.
+struct FilterOptions: ParsableArguments {
+    @Option(help: "Only this scene.") var scene: String?
+    @Option(help: "Only these roles (repeatable).") var role: [String] = []
+
+    var filter: SceneFilter { SceneFilter(scene: scene, roles: role) }
+}
+
 /// `--id N` or `--reuse-id R [--scene S]`.
 struct TargetOptions: ParsableArguments {
     @Argument(help: "The toast's id.") var id: UInt64?
@@ -298,10 +306,9 @@ extension Toastctl {
         static let configuration = CommandConfiguration(
             commandName: "list", abstract: "List live toasts.")
         @OptionGroup var client: ClientOptions
-        @Option(help: "Only this scene.") var scene: String?
-        @Option(help: "Only these roles (repeatable).") var role: [String] = []
+        @OptionGroup var only: FilterOptions
         func run() throws {
-            let result = try client.perform(SceneFilter(scene: scene, roles: role).request("list"))
+            let result = try client.perform(only.filter.request("list"))
             client.output(result) {
                 guard case .array(let toasts)? = result["toasts"] else { return "" }
                 return toasts.map { toast in
@@ -351,10 +358,9 @@ extension Toastctl {
                 """
         )
         @OptionGroup var client: ClientOptions
-        @Option(help: "Only this scene.") var scene: String?
-        @Option(help: "Only these roles (repeatable).") var role: [String] = []
+        @OptionGroup var only: FilterOptions
         func run() throws {
-            let filter = SceneFilter(scene: scene, roles: role)
+            let filter = only.filter
             var position = StreamPosition()
             var backoff: Int64 = 250
             while true {

@@ -15,9 +15,8 @@ extension Toastctl {
             static let configuration = CommandConfiguration(
                 commandName: "show", abstract: "List the toasts that ended, newest first (the default).")
             @OptionGroup var client: ClientOptions
+            @OptionGroup var only: FilterOptions
             @Option(help: "At most this many entries.") var limit: Int?
-            @Option(help: "Only this scene.") var scene: String?
-            @Option(help: "Only these roles (repeatable).") var role: [String] = []
             @Option(help: "Only toasts from this source.") var source: String?
             @Option(help: "Only toasts that ended at or after this time (Unix milliseconds).") var since: Int64?
 
@@ -27,7 +26,7 @@ extension Toastctl {
             }
 
             func run() throws {
-                guard case .object(var request) = SceneFilter(scene: scene, roles: role).request("history") else { return }
+                guard case .object(var request) = only.filter.request("history") else { return }
                 if let limit { request["limit"] = .int(Int64(limit)) }
                 if let source { request["source"] = .string(source) }
                 if let since { request["since"] = .int(since) }

@@ -74,21 +74,21 @@ struct ToastStoreTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var service = ToastService(instance: "i")
         do {
-        let (store, _) = try ToastStore.open(directory: directory, historySize: 3)
-        for index in 0..<8 {
-            let add = service.respond(toLine: Array(#"{"op":"add","toast":{"message":"m\#(index)"}}"#.utf8), defaultSource: nil, now: 0)
-            let remove = service.respond(toLine: Array(#"{"op":"remove","id":\#(index + 1)}"#.utf8), defaultSource: nil, now: 0)
-            var batch = ToastStore.Batch()
-            for publication in service.publish(add.effects + remove.effects) { batch.note(publication.event) }
-            batch.nextID = service.scheduler.nextToastID
-            batch.lastSequence = service.scheduler.lastSequence
-            try store.commit(batch)
-        }
-        var clear = ToastStore.Batch()
-        clear.note(.removed(8))
-        clear.nextID = service.scheduler.nextToastID
-        clear.lastSequence = service.scheduler.lastSequence
-        try store.commit(clear)
+            let (store, _) = try ToastStore.open(directory: directory, historySize: 3)
+            for index in 0..<8 {
+                let add = service.respond(toLine: Array(#"{"op":"add","toast":{"message":"m\#(index)"}}"#.utf8), defaultSource: nil, now: 0)
+                let remove = service.respond(toLine: Array(#"{"op":"remove","id":\#(index + 1)}"#.utf8), defaultSource: nil, now: 0)
+                var batch = ToastStore.Batch()
+                for publication in service.publish(add.effects + remove.effects) { batch.note(publication.event) }
+                batch.nextID = service.scheduler.nextToastID
+                batch.lastSequence = service.scheduler.lastSequence
+                try store.commit(batch)
+            }
+            var clear = ToastStore.Batch()
+            clear.note(.removed(8))
+            clear.nextID = service.scheduler.nextToastID
+            clear.lastSequence = service.scheduler.lastSequence
+            try store.commit(clear)
         }
         let reopened = try Self.reopen(directory, historySize: 3)
         #expect(reopened.history.map(\.record.id) == [6, 7])
