@@ -38,6 +38,8 @@ let package = Package(
             name: "ToastStore",
             dependencies: ["ToastCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // org.freedesktop.Notifications over sd-bus: toastd as the desktop's notification server.
+        .target(name: "ToastFreedesktop", dependencies: ["ToastCore", "ToastClient", "CSystemd"]),
         // The daemon: the socket server on swift-nio around the core.
         .target(
             name: "ToastDaemon",
@@ -62,6 +64,7 @@ let package = Package(
             dependencies: [
                 "ToastDaemon",
                 "ToastStore",
+                "ToastFreedesktop",
                 "Systemd",
                 "ToastClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -229,13 +229,18 @@ final class ToastHub: @unchecked Sendable {
         members["persistence"] = .string(persistence.mode.name)
         if case .degraded(let reason) = persistence.mode { members["persistenceReason"] = .string(reason) }
         members["history"] = .int(Int64(service.history.count))
+        for (key, value) in board { members[key] = .string(value) }
         return .object(members)
     }
+
+    /// What companions (the freedesktop bridge) report in `status` and STATUS=.
+    var board: [String: String] = [:]
 
     /// A one-line summary for logs and systemd's STATUS=.
     var statusLine: String {
         var line = "\(service.scheduler.shownCount) shown, \(service.scheduler.queuedCount) queued, \(subscriberCount) subscribers"
         if case .degraded(let reason) = persistence.mode { line += "; persistence degraded: \(reason)" }
+        for key in board.keys.sorted() { line += "; \(board[key]!)" }
         return line
     }
 

@@ -31,6 +31,10 @@ public struct DaemonOptions: Sendable {
     public var historySize = ProtocolInfo.defaultHistorySize
     /// Where the state lives (see `ToastStore`).
     public var storage = DaemonStorage.ephemeral
+    /// Run once the socket accepts (before READY=1): a companion that talks
+    /// to toastd over its socket, such as the freedesktop bridge. It may
+    /// report its state in `status` through the `StatusBoard`.
+    public var onListening: (@Sendable (StatusBoard) -> Void)?
     /// Accept connections from root as well as from our own uid.
     public var allowRoot = true
     /// A listening socket inherited from the service manager (socket
@@ -93,6 +97,7 @@ public final class ToastServer: @unchecked Sendable {
         self.stopped = stopped
         serverChannel = channel
         installSignalHandlers()
+        options.onListening?(StatusBoard(hub: hub))
         startServiceManagerDuties()
         try stopped.futureResult.wait()
     }

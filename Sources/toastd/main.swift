@@ -5,6 +5,7 @@ import Systemd
 import ToastCore
 import ToastClient
 import ToastDaemon
+import ToastFreedesktop
 import ToastStore
 
 #if canImport(Glibc)
@@ -43,6 +44,17 @@ struct Toastd: ParsableCommand {
     @Option(help: "Where the state (toasts, counters, history) lives: DIR/toastd.sqlite. Default: $XDG_STATE_HOME/toastd, else ~/.local/state/toastd.")
     var stateDir: String?
     @Flag(help: "Keep everything in memory: nothing survives a restart.") var ephemeral = false
+    @Option(
+        help: ArgumentHelp(
+            "Serve org.freedesktop.Notifications on the session bus: --freedesktop, or --freedesktop=replace to take the name over.",
+            valueName: "own|replace"
+        )
+    )
+    var freedesktop: FreedesktopMode?
+
+    enum FreedesktopMode: String, ExpressibleByArgument, CaseIterable {
+        case own, replace
+    }
     @Option(help: "Ended toasts kept for 'toastctl history' and 'restore'.") var historySize = ProtocolInfo.defaultHistorySize
     @Flag(help: "Refuse connections from root too (by default root may connect).") var denyRoot = false
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String = "info"
@@ -132,6 +144,23 @@ struct Toastd: ParsableCommand {
             }
             options.inheritedSocket = inherited.fileDescriptor
         }
+        if let freedesktop {
+            let socketPath = options.socketPath
+            options.onListening = { board in
+                let server = NotificationServer(
+                    socketPath: socketPath, ownership: freedesktop == .replace ? .replace : .ifFree,
+                    version: ProtocolInfo.server.split(separator: "/").last.map(String.init) ?? "0",
+                    onState: { state in
+                        board.set("freedesktop", state.description)
+                        switch state {
+                        case .owner, .starting: logger.info("\(state.description)")
+                        case .notOwner, .failed: logger.warning("\(state.description)")
+                        }
+                    }
+                )
+                server.start()
+            }
+        }
         let notifier = ServiceNotifier()
         if notifier.isSupervised {
             options.serviceManager.ready = { notifier.ready(status: $0) }
@@ -152,4 +181,5 @@ struct Toastd: ParsableCommand {
     }
 }
 
-Toastd.main()
+// `--freedesktop` alone means `--freedesktop=own`.
+Toastd.main(CommandLine.arguments.dropFirst().map { $0 == "--freedesktop" ? "--freedesktop=own" : $0 })
