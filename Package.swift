@@ -103,7 +103,7 @@ let package = Package(
         .executableTarget(name: "toast-tail", dependencies: ["ToastTail"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ToastCore", "ToastClient", "Systemd", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["ToastCore", "ToastClient", "Systemd", "CSystemd", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "ToastClientTests",
@@ -114,6 +114,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ToastBenchTests", dependencies: ["ToastBench", "ToastCore"]),
+        .testTarget(name: "ToastFreedesktopTests", dependencies: ["ToastFreedesktop", "ToastCore"]),
         .testTarget(name: "ToastStoreTests", dependencies: ["ToastStore", "ToastCore"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "ToastDaemonTests",

@@ -10,7 +10,11 @@ ensure_packages() {
             tests)
                 command -v socat >/dev/null || missing+=(socat)
                 command -v tmux >/dev/null || missing+=(tmux)
-                command -v systemd-socket-activate >/dev/null || missing+=(systemd) ;;
+                command -v systemd-socket-activate >/dev/null || missing+=(systemd)
+                # The freedesktop bridge's tests: a private bus and real clients.
+                command -v dbus-daemon >/dev/null || missing+=(dbus-daemon)
+                command -v notify-send >/dev/null || missing+=(libnotify-bin)
+                command -v gdbus >/dev/null || missing+=(libglib2.0-bin) ;;
             bench)
                 command -v cc >/dev/null || missing+=(gcc libc6-dev)
                 command -v socat >/dev/null || missing+=(socat) ;;

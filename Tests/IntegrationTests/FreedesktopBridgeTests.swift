@@ -1,0 +1,306 @@
+import CSystemd
+import Foundation
+import Testing
+import ToastClient
+import ToastCore
+
+/// toastd --freedesktop on a private session bus (never the host's), with
+/// real notify-send, gdbus and busctl, and a small sd-bus client for the
+/// calls no command line can make.
+@Suite("The freedesktop bridge on a real bus", .serialized)
+struct FreedesktopBridgeTests {
+    static let tools = ["/usr/bin/dbus-daemon", "/usr/bin/notify-send", "/usr/bin/gdbus", "/usr/bin/busctl"]
+    static let available = tools.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// A private session bus whose service directory is empty (nothing else
+    /// can be activated on it), and toastd serving the name on it.
+    final class Session {
+        let daemon: DaemonFixture
+        let address: String
+        let busPID: pid_t
+        var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address, "TOASTD_SOCKET": daemon.socket] }
+
+        init() throws {
+            let directory = FileManager.default.temporaryDirectory.appending(path: "toastd-bus-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: directory.appending(path: "services"), withIntermediateDirectories: true)
+            let config = directory.appending(path: "bus.conf")
+            try """
+                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+                 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+                <busconfig><type>session</type><listen>unix:path=\(directory.path)/bus</listen>
+                <servicedir>\(directory.path)/services</servicedir><auth>EXTERNAL</auth>
+                <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+                </busconfig>
+                """.write(to: config, atomically: true, encoding: .utf8)
+            let started = try DaemonFixture.run(
+                "/usr/bin/dbus-daemon", ["--config-file=\(config.path)", "--fork", "--print-address=1", "--print-pid=1"]
+            )
+            let lines = started.stdout.split(separator: "\n").map(String.init)
+            guard lines.count == 2, let pid = pid_t(lines[1]) else { throw POSIXError(.EIO) }
+            address = lines[0]
+            busPID = pid
+            daemon = try DaemonFixture(arguments: ["--freedesktop", "--log-level", "warning"], environment: ["DBUS_SESSION_BUS_ADDRESS": address])
+            for _ in 0..<300 {
+                if (try? daemon.connect().request(["op": "status"], timeout: 2_000))?["result"]?["freedesktop"]?.stringValue?.hasPrefix("serving") == true {
+                    break
+                }
+                usleep(10_000)
+            }
+        }
+
+        func run(_ tool: String, _ arguments: [String]) throws -> DaemonFixture.Outcome {
+            try DaemonFixture.run(tool, arguments, environment: environment)
+        }
+
+        func notifySend(_ arguments: String...) throws -> DaemonFixture.Outcome { try run("/usr/bin/notify-send", arguments) }
+
+        func toast(_ id: String) throws -> JSONValue? {
+            let list = try daemon.connect().request(["op": "list"], timeout: 5_000)
+            guard case .array(let toasts)? = list["result"]?["toasts"] else { return nil }
+            return toasts.first { $0["id"]?.intValue == Int64(id) }
+        }
+
+        func gdbus(_ method: String, _ arguments: String...) throws -> DaemonFixture.Outcome {
+            try run(
+                "/usr/bin/gdbus",
+                ["call", "--session", "--dest", "org.freedesktop.Notifications", "--object-path", "/org/freedesktop/Notifications",
+                 "--method", "org.freedesktop.Notifications.\(method)"] + arguments
+            )
+        }
+
+        /// Starts `gdbus monitor` on the name; its lines land in the returned file.
+        func monitor() throws -> (pid_t, String) {
+            let file = daemon.directory.appending(path: "monitor-\(UUID().uuidString.prefix(4))").path
+            let pid = try DaemonFixture.spawn(
+                "/usr/bin/gdbus", ["monitor", "--session", "--dest", "org.freedesktop.Notifications"], environment: environment, stdout: file
+            )
+            usleep(300_000)
+            return (pid, file)
+        }
+
+        deinit { kill(busPID, SIGTERM) }
+    }
+
+    static func waitFor(_ file: String, _ text: String) -> String {
+        for _ in 0..<500 {
+            let contents = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+            if contents.contains(text) { return contents }
+            usleep(10_000)
+        }
+        return (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+    }
+
+    @Test(.enabled(if: available)) func notifySendLandsAsAToastWithTheSpecsMapping() throws {
+        let session = try Session()
+        let hello = try session.notifySend("-p", "-a", "mail", "New mail", "From <b>Ann</b>")
+        #expect(hello.status == 0, "\(hello.stderr)")
+        let toast = try #require(try session.toast(hello.stdout))
+        #expect(toast["title"] == "New mail")
+        #expect(toast["message"] == "From Ann")
+        #expect(toast["source"] == "mail")
+        #expect(toast["role"] == "info")
+
+        let replaced = try session.notifySend("-p", "-r", hello.stdout, "New mail", "From Bob")
+        #expect(replaced.stdout == hello.stdout)
+        #expect(try session.toast(hello.stdout)?["message"] == "From Bob")
+
+        let critical = try session.notifySend("-p", "-u", "critical", "-t", "0", "Disk full")
+        #expect(try session.toast(critical.stdout)?["role"] == "failure")
+        #expect(try session.toast(critical.stdout)?["duration"] == "indefinite")
+
+        let progress = try session.notifySend("-p", "-h", "int:value:40", "Copying")
+        #expect(try session.toast(progress.stdout)?["progress"] == 0.4)
+
+        let first = try session.notifySend("-p", "-h", "string:x-dunst-stack-tag:vol", "Volume 10%")
+        let second = try session.notifySend("-p", "-h", "string:x-dunst-stack-tag:vol", "Volume 20%")
+        #expect(first.stdout == second.stdout)
+        #expect(try session.toast(second.stdout)?["repeat"] == 2)
+        #expect(try session.toast(second.stdout)?["message"] == "Volume 20%")
+
+        #expect(try session.notifySend("-e", "transient").status == 0)
+
+        let info = try session.gdbus("GetServerInformation")
+        #expect(info.stdout == "('toastd', 'toastd', '0.1.0', '1.2')", "\(info.stderr)")
+        let introspection = try session.run("/usr/bin/busctl", ["--user", "introspect", "org.freedesktop.Notifications", "/org/freedesktop/Notifications"])
+        #expect(introspection.stdout.contains(".Notify") && introspection.stdout.contains("susssasa{sv}i"), "\(introspection.stdout)\(introspection.stderr)")
+        #expect(introspection.stdout.contains(".NotificationClosed"))
+    }
+
+    @Test(.enabled(if: available)) func actionsWaitAndCloseReasonsReachTheBus() throws {
+        let session = try Session()
+        let (monitor, signals) = try session.monitor()
+        defer { kill(monitor, SIGKILL); DaemonFixture.wait(monitor) }
+
+        // notify-send -A ... --wait prints the action toastctl invokes.
+        let answer = session.daemon.directory.appending(path: "answer").path
+        let waiting = try DaemonFixture.spawn(
+            "/usr/bin/notify-send", ["-A", "yes=Yes", "-A", "no=No", "--wait", "Proceed?"], environment: session.environment, stdout: answer
+        )
+        var id: Int64?
+        for _ in 0..<300 where id == nil {
+            let list = try session.daemon.connect().request(["op": "list"], timeout: 5_000)
+            if case .array(let toasts)? = list["result"]?["toasts"] { id = toasts.first { $0["message"] == "Proceed?" }?["id"]?.intValue }
+            usleep(10_000)
+        }
+        let toastID = try #require(id)
+        #expect(try session.daemon.toastctl("invoke", "\(toastID)", "--action", "yes").status == 0)
+        #expect(DaemonFixture.wait(waiting) == 0)
+        #expect(try String(contentsOfFile: answer, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) == "yes")
+        #expect(Self.waitFor(signals, "ActionInvoked (uint32 \(toastID), 'yes')").contains("ActionInvoked (uint32 \(toastID), 'yes')"))
+
+        // CloseNotification: reason 3. A person's dismiss: reason 2. Expiry: reason 1.
+        let closed = try session.notifySend("-p", "-t", "0", "close me").stdout
+        #expect(try session.gdbus("CloseNotification", closed).status == 0)
+        let dismissed = try session.notifySend("-p", "-t", "0", "dismiss me").stdout
+        #expect(try session.daemon.toastctl("dismiss", dismissed).status == 0)
+        let expired = try session.notifySend("-p", "-t", "200", "-h", "string:x-dunst-stack-tag:other", "expire me").stdout
+        let text = Self.waitFor(signals, "NotificationClosed (uint32 \(expired), uint32 1)")
+        #expect(text.contains("NotificationClosed (uint32 \(closed), uint32 3)"), "\(text)")
+        #expect(text.contains("NotificationClosed (uint32 \(dismissed), uint32 2)"), "\(text)")
+        #expect(text.contains("NotificationClosed (uint32 \(expired), uint32 1)"), "\(text)")
+        // Closing an id that is gone is harmless.
+        #expect(try session.gdbus("CloseNotification", "999999").status == 0)
+    }
+
+    @Test(.enabled(if: available)) func hostileCallsLeaveToastdUpAndCorrect() throws {
+        let session = try Session()
+        let client = try BusClient(address: session.address)
+        // A 1 MB body is clipped to the toast's limit.
+        let big = try client.notify(summary: "big", body: String(repeating: "b", count: 1 << 20))
+        let toast = try #require(try session.toast("\(big)"))
+        #expect(toast["message"]?.stringValue?.utf8.count ?? 0 <= ToastLimits.messageBytes)
+        // Malformed image-data is refused, never trusted.
+        #expect(throws: BusClient.CallError.self) {
+            _ = try client.notify(summary: "img", image: (width: 64, height: 64, rowstride: 4, alpha: true, bits: 8, channels: 4, bytes: 16))
+        }
+        #expect(throws: BusClient.CallError.self) {
+            _ = try client.notify(summary: "img", image: (width: 2, height: 2, rowstride: 8, alpha: false, bits: 8, channels: 4, bytes: 16))
+        }
+        #expect(try client.notify(summary: "img", image: (width: 2, height: 2, rowstride: 8, alpha: true, bits: 8, channels: 4, bytes: 16)) > 0)
+        // A replaces_id that never existed gets a toast of its own.
+        let fresh = try client.notify(summary: "replacing nothing", replaces: 4_000_000)
+        #expect(fresh != 4_000_000 && fresh > 0)
+        // A caller that hangs up before its reply.
+        try BusClient(address: session.address).notifyAndHangUp(summary: "gone")
+        // 5,000 calls from 10 connections at once.
+        let failures = Locked(0)
+        let address = session.address
+        let threads = (0..<10).map { connection in
+            Thread {
+                guard let client = try? BusClient(address: address) else { return failures.withLock { $0 += 500 } }
+                for index in 0..<500 where (try? client.notify(summary: "c\(connection) n\(index)", timeout: 1)) == nil {
+                    failures.withLock { $0 += 1 }
+                }
+            }
+        }
+        threads.forEach { $0.start() }
+        while threads.contains(where: { !$0.isFinished }) { usleep(10_000) }
+        #expect(failures.withLock { $0 } == 0)
+        let status = try session.daemon.connect().request(["op": "status"], timeout: 5_000)
+        #expect(status["ok"] == true)
+        #expect(status["result"]?["freedesktop"]?.stringValue?.hasPrefix("serving") == true)
+        #expect(try client.notify(summary: "still here") > 0)
+    }
+
+    @Test(.enabled(if: available)) func aSecondToastdLeavesTheNameToTheFirstAndSaysSo() throws {
+        let session = try Session()
+        let second = try DaemonFixture(arguments: ["--freedesktop"], environment: ["DBUS_SESSION_BUS_ADDRESS": session.address])
+        var state = ""
+        for _ in 0..<300 where !state.hasPrefix("not serving") {
+            state = (try? second.connect().request(["op": "status"], timeout: 2_000))?["result"]?["freedesktop"]?.stringValue ?? ""
+            usleep(10_000)
+        }
+        #expect(state.contains("another notification server owns it"), "\(state)")
+        #expect(try second.toastctl("add", "the socket still works").status == 0)
+        #expect(try session.notifySend("-p", "to the first").status == 0)
+    }
+}
+
+/// A minimal sd-bus client: Notify calls as no command line can make them.
+final class BusClient {
+    struct CallError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private var bus: OpaquePointer?
+
+    init(address: String) throws {
+        var bus: OpaquePointer?
+        guard sd_bus_new(&bus) >= 0, let bus else { throw CallError(description: "sd_bus_new") }
+        sd_bus_set_address(bus, address)
+        sd_bus_set_bus_client(bus, 1)
+        guard sd_bus_start(bus) >= 0 else { throw CallError(description: "cannot connect to \(address)") }
+        self.bus = bus
+    }
+
+    deinit { sd_bus_flush_close_unref(bus) }
+
+    typealias Image = (width: Int32, height: Int32, rowstride: Int32, alpha: Bool, bits: Int32, channels: Int32, bytes: Int)
+
+    func message(summary: String, body: String, replaces: UInt32, image: Image?) -> OpaquePointer? {
+        var message: OpaquePointer?
+        sd_bus_message_new_method_call(
+            bus, &message, "org.freedesktop.Notifications", "/org/freedesktop/Notifications", "org.freedesktop.Notifications", "Notify"
+        )
+        func string(_ value: String) { value.withCString { _ = sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) } }
+        func basic<T: BitwiseCopyable>(_ type: Character, _ value: T) {
+            var value = value
+            sd_bus_message_append_basic(message, CChar(type.asciiValue!), &value)
+        }
+        string("tests")
+        basic("u", replaces)
+        string("")
+        string(summary)
+        string(body)
+        sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "s")
+        sd_bus_message_close_container(message)
+        sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "{sv}")
+        if let image {
+            sd_bus_message_open_container(message, CChar(UInt8(ascii: "e")), "sv")
+            string("image-data")
+            sd_bus_message_open_container(message, CChar(UInt8(ascii: "v")), "(iiibiiay)")
+            sd_bus_message_open_container(message, CChar(UInt8(ascii: "r")), "iiibiiay")
+            basic("i", image.width)
+            basic("i", image.height)
+            basic("i", image.rowstride)
+            basic("b", Int32(image.alpha ? 1 : 0))
+            basic("i", image.bits)
+            basic("i", image.channels)
+            let pixels = [UInt8](repeating: 0x7F, count: image.bytes)
+            pixels.withUnsafeBytes { _ = sd_bus_message_append_array(message, CChar(UInt8(ascii: "y")), $0.baseAddress, $0.count) }
+            sd_bus_message_close_container(message)
+            sd_bus_message_close_container(message)
+            sd_bus_message_close_container(message)
+        }
+        sd_bus_message_close_container(message)
+        basic("i", Int32(-1))
+        return message
+    }
+
+    func notify(summary: String, body: String = "", replaces: UInt32 = 0, image: Image? = nil, timeout: Int32 = -1) throws -> UInt32 {
+        let message = message(summary: summary, body: body, replaces: replaces, image: image)
+        defer { sd_bus_message_unref(message) }
+        var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
+        var reply: OpaquePointer?
+        let result = sd_bus_call(bus, message, 10_000_000, &error, &reply)
+        defer {
+            sd_bus_error_free(&error)
+            sd_bus_message_unref(reply)
+        }
+        guard result >= 0 else {
+            throw CallError(description: error.message.map { String(cString: $0) } ?? String(cString: strerror(-result)))
+        }
+        var id: UInt32 = 0
+        sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "u")), &id)
+        return id
+    }
+
+    /// Sends a Notify and closes the connection without waiting for the reply.
+    func notifyAndHangUp(summary: String) throws {
+        let message = message(summary: summary, body: "", replaces: 0, image: nil)
+        defer { sd_bus_message_unref(message) }
+        sd_bus_send(bus, message, nil)
+        sd_bus_flush(bus)
+        sd_bus_close(bus)
+    }
+}
