@@ -98,6 +98,8 @@ public enum SchedulerReply: Sendable, Hashable {
     case updated(ToastRecord)
     /// `remove`, `dismiss`, `invoke`: the toast as it was when it ended.
     case ended(ToastRecord)
+    /// `invoke` of a resident toast, which stays.
+    case invoked(ToastRecord)
     case cleared(count: Int, kept: Int)
     case paused(Bool)
     case sourceEnded(cancelled: Int, dismissed: Int)

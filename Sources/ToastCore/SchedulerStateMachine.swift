@@ -157,6 +157,8 @@ public struct SchedulerStateMachine: Sendable {
                 )
             }
             emit(.action(record, actionID: actionID))
+            // A resident toast stays: its action may be invoked again.
+            if record.toast.resident { return .invoked(record) }
             end(record.id, dismissed: .action, cancelled: .action)
             return .ended(record)
         case .clear(let scope):

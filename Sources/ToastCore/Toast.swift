@@ -22,6 +22,10 @@ public struct Toast: Sendable, Hashable {
     public var source: String?
     public var cancellation: CancellationPolicy
     public var invalidation: InvalidationOptions
+    /// Invoking an action does not end it (freedesktop's `resident`).
+    public var resident = false
+    /// It is not kept in the history when it ends (freedesktop's `transient`).
+    public var transient = false
 
     public static let defaultScene = "default"
 

@@ -69,8 +69,9 @@ public struct ToastHistory: Sendable {
 
     public var count: Int { min(entries.count, capacity) }
 
+    /// Keeps an ended toast, unless it asked not to be kept (`transient`).
     public mutating func append(_ entry: Entry) {
-        guard capacity > 0 else { return }
+        guard capacity > 0, !entry.record.toast.transient else { return }
         entries.append(entry)
         // Drop in chunks, so that a full history does not shift on every end.
         if entries.count > capacity + max(16, capacity / 8) {

@@ -196,7 +196,7 @@ public enum WireDecoder {
 
     static let toastFields: Set<String> = [
         "message", "title", "icon", "role", "duration", "alignment", "scene", "reuseId", "progress",
-        "dismissible", "closeButton", "actions", "source", "cancellation", "invalidation",
+        "dismissible", "closeButton", "actions", "source", "cancellation", "invalidation", "resident", "transient",
     ]
 
     static let patchFields: Set<String> = [
@@ -222,6 +222,8 @@ public enum WireDecoder {
         toast.source = try fields.string("source")
         toast.cancellation = try fields.enumeration("cancellation", CancellationPolicy.self) ?? .presentation
         toast.invalidation = try decodeInvalidation(fields.array("invalidation"), field: "toast.invalidation")
+        toast.resident = try fields.bool("resident") ?? false
+        toast.transient = try fields.bool("transient") ?? false
         try toast.validate()
         return toast
     }

@@ -110,12 +110,14 @@ extension WireEncoder {
             JSONValue.writeNumber(value, into: &out)
         }
         keys.integer("repeat", Int64(record.repeatCount), into: &out)
+        if toast.resident { keys.bool("resident", true, into: &out) }
         if let reuseID = toast.reuseID { keys.string("reuseId", reuseID, into: &out) }
         keys.string("role", toast.role.rawValue, into: &out)
         keys.string("scene", toast.scene, into: &out)
         if let source = toast.source { keys.string("source", source, into: &out) }
         keys.string("state", record.state.rawValue, into: &out)
         if let title = toast.title { keys.string("title", title, into: &out) }
+        if toast.transient { keys.bool("transient", true, into: &out) }
         out.append(UInt8(ascii: "}"))
     }
 

@@ -19,6 +19,8 @@ extension WireEncoder {
         if !toast.actions.isEmpty { members["actions"] = actions(toast.actions) }
         if let source = toast.source { members["source"] = .string(source) }
         if toast.cancellation != .presentation { members["cancellation"] = .string(toast.cancellation.rawValue) }
+        if toast.resident { members["resident"] = true }
+        if toast.transient { members["transient"] = true }
         if !toast.invalidation.isEmpty { members["invalidation"] = .array(toast.invalidation.names.map { .string($0) }) }
         return .object(members)
     }

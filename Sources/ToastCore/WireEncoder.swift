@@ -45,7 +45,7 @@ public enum WireEncoder {
             return .object(members)
         case .updated(let record):
             return ["id": .int(Int64(record.id)), "toast": toast(record)]
-        case .ended(let record):
+        case .ended(let record), .invoked(let record):
             return ["id": .int(Int64(record.id))]
         case .cleared(let count, let kept):
             return ["cleared": .int(Int64(count)), "kept": .int(Int64(kept))]
@@ -179,6 +179,8 @@ public enum WireEncoder {
         if let reuseID = toast.reuseID { members["reuseId"] = .string(reuseID) }
         if let source = toast.source { members["source"] = .string(source) }
         if let duration = toast.duration { members["duration"] = Self.duration(duration) }
+        if toast.resident { members["resident"] = true }
+        if toast.transient { members["transient"] = true }
         switch toast.progress {
         case .none: break
         case .indeterminate: members["progress"] = "indeterminate"

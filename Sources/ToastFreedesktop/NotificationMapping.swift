@@ -99,6 +99,8 @@ public enum NotificationMapping {
         }
         let (actions, keys) = self.actions(notification.actions)
         toast.actions = actions
+        toast.resident = notification.hints.resident
+        toast.transient = notification.hints.transient
         return (toast, keys)
     }
 

@@ -78,7 +78,7 @@ public final class ToastStore: @unchecked Sendable {
             case .dismissed(let record, _), .cancelled(let record, _):
                 upserts[record.id] = nil
                 deletes.insert(record.id)
-                if let entry = ToastHistory.Entry(event) { ended.append(entry) }
+                if let entry = ToastHistory.Entry(event), !record.toast.transient { ended.append(entry) }
             case .action:
                 break
             case .paused:

@@ -204,6 +204,13 @@ struct EventLineTests {
         )
         let event = ToastEvent(seq: 3, time: 6, kind: .action(record, actionID: "x\"y"))
         #expect(String(decoding: WireEncoder.eventLine(event), as: UTF8.self) == WireEncoder.event(event).serialized + "\n")
+        var flagged = record
+        flagged.toast.resident = true
+        flagged.toast.transient = true
+        let flaggedEvent = ToastEvent(seq: 4, time: 6, kind: .updated(flagged))
+        let line = String(decoding: WireEncoder.eventLine(flaggedEvent), as: UTF8.self)
+        #expect(line == WireEncoder.event(flaggedEvent).serialized + "\n")
+        #expect(line.contains(#""resident":true"#) && line.contains(#""transient":true"#))
     }
 }
 
