@@ -3,9 +3,20 @@
 # user units in ~/.config/systemd/user, shell completions and the README.
 # Then: systemctl --user enable --now toastd.socket
 #
+#   --freedesktop        also make toastd the desktop's notification server
+#                        (org.freedesktop.Notifications): a unit drop-in and a
+#                        D-Bus service file. README.md says how to switch back.
 #   TOASTD_BIN_DIR=dir   install these binaries instead of building (release) first
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+freedesktop=0
+for argument in "$@"; do
+    case "$argument" in
+        --freedesktop) freedesktop=1 ;;
+        *) echo "usage: $0 [--freedesktop]" >&2; exit 64 ;;
+    esac
+done
 
 BIN_DIR="${TOASTD_BIN_DIR:-}"
 TOASTCTL=""
@@ -31,6 +42,12 @@ install -m 755 "${TOASTCTL:-$BIN_DIR/toastctl}" "$PREFIX/bin/toastctl"
 # The units name %h/.local/bin/toastd, which is where it just went.
 install -m 644 systemd/toastd.socket systemd/toastd.service "$UNITS/"
 install -m 644 README.md "$PREFIX/share/doc/toastd/README.md"
+if ((freedesktop)); then
+    install -d -m 755 "$UNITS/toastd.service.d" "${XDG_DATA_HOME:-$HOME/.local/share}/dbus-1/services"
+    install -m 644 systemd/toastd-freedesktop.conf "$UNITS/toastd.service.d/freedesktop.conf"
+    install -m 644 systemd/org.freedesktop.Notifications.service "${XDG_DATA_HOME:-$HOME/.local/share}/dbus-1/services/"
+    echo "toastd will own org.freedesktop.Notifications. Stop the previous notification daemon (dunst, mako, ...) first."
+fi
 "$PREFIX/bin/toastctl" --generate-completion-script bash >"$PREFIX/share/bash-completion/completions/toastctl"
 "$PREFIX/bin/toastctl" --generate-completion-script zsh >"$PREFIX/share/zsh/site-functions/_toastctl"
 "$PREFIX/bin/toastctl" --generate-completion-script fish >"${XDG_CONFIG_HOME:-$HOME/.config}/fish/completions/toastctl.fish"

@@ -57,4 +57,35 @@ struct JournalAndUnitTests {
         #expect(outcome.status == 0)
         #expect(outcome.stderr.isEmpty && outcome.stdout.isEmpty, "\(outcome.stderr)\(outcome.stdout)")
     }
+
+    /// `install.sh --freedesktop` adds the unit drop-in and the D-Bus
+    /// service file (and only then); the unit with its drop-in still verifies.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")))
+    func installingAsTheNotificationServerAddsTheDropInAndTheBusServiceFile() throws {
+        let home = FileManager.default.temporaryDirectory.appending(path: "toastd-install-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let runtime = home.appending(path: "runtime")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let environment = [
+            "HOME": home.path, "XDG_CONFIG_HOME": home.path + "/.config", "XDG_DATA_HOME": home.path + "/.local/share",
+            "XDG_RUNTIME_DIR": runtime.path, "TOASTD_BIN_DIR": DaemonFixture.binaryDirectory.path, "SYSTEMD_LOG_COLOR": "0",
+        ]
+        let dropIn = home.path + "/.config/systemd/user/toastd.service.d/freedesktop.conf"
+        let busService = home.path + "/.local/share/dbus-1/services/org.freedesktop.Notifications.service"
+        let plain = try DaemonFixture.run("/bin/bash", [root.appending(path: "scripts/install.sh").path], environment: environment)
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dropIn) && !FileManager.default.fileExists(atPath: busService))
+        let outcome = try DaemonFixture.run(
+            "/bin/bash", [root.appending(path: "scripts/install.sh").path, "--freedesktop"], environment: environment
+        )
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(try String(contentsOfFile: dropIn, encoding: .utf8).contains("ExecStart=%h/.local/bin/toastd --freedesktop"))
+        #expect(try String(contentsOfFile: busService, encoding: .utf8).contains("SystemdService=toastd.service"))
+        let verify = try DaemonFixture.run(
+            "/usr/bin/systemd-analyze", ["verify", "--user", home.path + "/.config/systemd/user/toastd.service"], environment: environment
+        )
+        #expect(verify.status == 0)
+        #expect(verify.stderr.isEmpty && verify.stdout.isEmpty, "\(verify.stderr)\(verify.stdout)")
+    }
 }
