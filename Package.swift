@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "toastd", targets: ["toastd"]),
         .executable(name: "toastctl", targets: ["toastctl"]),
         .executable(name: "toast-tail", targets: ["toast-tail"]),
+        .executable(name: "toast-notify", targets: ["toast-notify"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -101,6 +102,12 @@ let package = Package(
         // libFuzzer's entry point (scripts/fuzz.sh); an empty program otherwise.
         .executableTarget(name: "toast-fuzz", dependencies: ["ToastFuzzing"]),
         .executableTarget(name: "toast-tail", dependencies: ["ToastTail"]),
+        // toast-notify: toastd's toasts on the desktop's own notification server.
+        .target(name: "ToastNotify", dependencies: ["ToastCore", "ToastClient", "CSystemd"]),
+        .executableTarget(
+            name: "toast-notify",
+            dependencies: ["ToastNotify", "ToastClient", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["ToastCore", "ToastClient", "Systemd", "CSystemd", .product(name: "Logging", package: "swift-log")]

@@ -14,7 +14,10 @@ ensure_packages() {
                 # The freedesktop bridge's tests: a private bus and real clients.
                 command -v dbus-daemon >/dev/null || missing+=(dbus-daemon)
                 command -v notify-send >/dev/null || missing+=(libnotify-bin)
-                command -v gdbus >/dev/null || missing+=(libglib2.0-bin) ;;
+                command -v gdbus >/dev/null || missing+=(libglib2.0-bin)
+                # toast-notify's test: a real dunst under Xvfb.
+                command -v dunst >/dev/null || missing+=(dunst)
+                command -v Xvfb >/dev/null || missing+=(xvfb xauth) ;;
             bench)
                 command -v cc >/dev/null || missing+=(gcc libc6-dev)
                 command -v socat >/dev/null || missing+=(socat) ;;

@@ -25,7 +25,9 @@ if [ -z "$BIN_DIR" ]; then
     source scripts/build-release.sh
     ensure_packages build
     build_release --product toastd
-    swift build -c release --product toast-tail 2>&1 | grep -Ev '^\[|^Building|^Compiling|^Write|^Planning' || true
+    for product in toast-tail toast-notify; do
+        swift build -c release --product "$product" 2>&1 | grep -Ev '^\[|^Building|^Compiling|^Write|^Planning' || true
+    done
     BIN_DIR="$RELEASE_BIN"
     TOASTCTL="$TOASTCTL_BIN"  # static: a one-shot toastctl add starts in about a millisecond
 fi
@@ -35,12 +37,12 @@ UNITS="${XDG_CONFIG_HOME:-$HOME/.config}/systemd/user"
 install -d -m 755 "$PREFIX/bin" "$UNITS" "$PREFIX/share/doc/toastd" \
     "$PREFIX/share/bash-completion/completions" "$PREFIX/share/zsh/site-functions" \
     "${XDG_CONFIG_HOME:-$HOME/.config}/fish/completions"
-for tool in toastd toast-tail; do
+for tool in toastd toast-tail toast-notify; do
     install -m 755 "$BIN_DIR/$tool" "$PREFIX/bin/$tool"
 done
 install -m 755 "${TOASTCTL:-$BIN_DIR/toastctl}" "$PREFIX/bin/toastctl"
 # The units name %h/.local/bin/toastd, which is where it just went.
-install -m 644 systemd/toastd.socket systemd/toastd.service "$UNITS/"
+install -m 644 systemd/toastd.socket systemd/toastd.service systemd/toast-notify.service "$UNITS/"
 install -m 644 README.md "$PREFIX/share/doc/toastd/README.md"
 if ((freedesktop)); then
     install -d -m 755 "$UNITS/toastd.service.d" "${XDG_DATA_HOME:-$HOME/.local/share}/dbus-1/services"

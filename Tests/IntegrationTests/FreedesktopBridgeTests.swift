@@ -12,13 +12,11 @@ struct FreedesktopBridgeTests {
     static let tools = ["/usr/bin/dbus-daemon", "/usr/bin/notify-send", "/usr/bin/gdbus", "/usr/bin/busctl"]
     static let available = tools.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
 
-    /// A private session bus whose service directory is empty (nothing else
-    /// can be activated on it), and toastd serving the name on it.
-    final class Session {
-        let daemon: DaemonFixture
+    /// A private session bus whose service directory is empty, so that
+    /// nothing else can be activated on it.
+    final class Bus {
         let address: String
-        let busPID: pid_t
-        var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address, "TOASTD_SOCKET": daemon.socket] }
+        let pid: pid_t
 
         init() throws {
             let directory = FileManager.default.temporaryDirectory.appending(path: "toastd-bus-\(UUID().uuidString.prefix(8))")
@@ -38,8 +36,22 @@ struct FreedesktopBridgeTests {
             let lines = started.stdout.split(separator: "\n").map(String.init)
             guard lines.count == 2, let pid = pid_t(lines[1]) else { throw POSIXError(.EIO) }
             address = lines[0]
-            busPID = pid
-            daemon = try DaemonFixture(arguments: ["--freedesktop", "--log-level", "warning"], environment: ["DBUS_SESSION_BUS_ADDRESS": address])
+            self.pid = pid
+        }
+
+        deinit { kill(pid, SIGTERM) }
+    }
+
+    /// A private bus, and toastd serving the name on it.
+    final class Session {
+        let bus: Bus
+        let daemon: DaemonFixture
+        var address: String { bus.address }
+        var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address, "TOASTD_SOCKET": daemon.socket] }
+
+        init() throws {
+            bus = try Bus()
+            daemon = try DaemonFixture(arguments: ["--freedesktop", "--log-level", "warning"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
             for _ in 0..<300 {
                 if (try? daemon.connect().request(["op": "status"], timeout: 2_000))?["result"]?["freedesktop"]?.stringValue?.hasPrefix("serving") == true {
                     break
@@ -78,7 +90,6 @@ struct FreedesktopBridgeTests {
             return (pid, file)
         }
 
-        deinit { kill(busPID, SIGTERM) }
     }
 
     static func waitFor(_ file: String, _ text: String) -> String {

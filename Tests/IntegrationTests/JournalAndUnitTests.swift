@@ -46,12 +46,14 @@ struct JournalAndUnitTests {
         let runtime = home.appending(path: "runtime")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: DaemonFixture.binaryDirectory.appending(path: "toastd"), to: bin.appending(path: "toastd"))
+        for tool in ["toastd", "toast-notify"] {
+            try DaemonFixture.copyExecutable(tool, to: bin.appending(path: tool).path)
+        }
         let units = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appending(path: "systemd")
         let outcome = try DaemonFixture.run(
             "/usr/bin/systemd-analyze",
-            ["verify", "--user", units.appending(path: "toastd.socket").path, units.appending(path: "toastd.service").path],
+            ["verify", "--user"] + ["toastd.socket", "toastd.service", "toast-notify.service"].map { units.appending(path: $0).path },
             environment: ["HOME": home.path, "XDG_RUNTIME_DIR": runtime.path, "SYSTEMD_LOG_COLOR": "0"]
         )
         #expect(outcome.status == 0)

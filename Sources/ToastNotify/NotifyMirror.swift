@@ -1,0 +1,349 @@
+import CSystemd
+import ToastClient
+import ToastCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// toast-notify: shows toastd's toasts on the desktop's own notification
+/// server (GNOME Shell, KDE, dunst, mako, swaync), so that toastd's
+/// scheduler, dedupe, queueing and history sit in front of whatever popup
+/// the desktop already draws.
+///
+/// - presented → `Notify`; updated → `Notify` with `replaces_id`; ended →
+///   `CloseNotification`.
+/// - `ActionInvoked` → `invoke`; `NotificationClosed` with reason 2 (the
+///   person dismissed it) → `dismiss`.
+///
+/// One poll loop over the bus and the subscription; it reconnects to either
+/// when it goes away (the subscription resumes with `since`), and it refuses
+/// to mirror toastd onto toastd itself.
+public final class NotifyMirror {
+    public struct Configuration: Sendable {
+        public var socketPath: String
+        public var scene: String?
+        public var busAddress: String?
+
+        public init(socketPath: String, scene: String?, busAddress: String? = nil) {
+            self.socketPath = socketPath
+            self.scene = scene
+            self.busAddress = busAddress
+        }
+    }
+
+    public struct Refusal: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    let configuration: Configuration
+    private var bus: OpaquePointer?
+    private var subscription: ToastConnection?
+    private var position = StreamPosition()
+    /// toastd id ↔ the notifier's id.
+    private var notifierID: [Int64: UInt32] = [:]
+    private var toastID: [UInt32: Int64] = [:]
+    /// Notifier ids toast-notify closed itself (their NotificationClosed is an echo).
+    private var closing: Set<UInt32> = []
+    /// The notification server's unique bus name: only its signals count.
+    private var server: String?
+    private var retryAt: Int64 = 0
+    private var backoff: Int64 = 250
+    /// What the mirror did, for the log (stderr).
+    let log: (String) -> Void
+
+    public init(configuration: Configuration, log: @escaping (String) -> Void) {
+        self.configuration = configuration
+        self.log = log
+    }
+
+    /// Runs until SIGINT or SIGTERM (the caller's signal handling), or
+    /// throws `Refusal` when the notification server is toastd itself.
+    public func run(until stop: Int32) throws {
+        defer { closeAll() }
+        while true {
+            if bus == nil || subscription == nil, monotonicMilliseconds() >= retryAt { try connect() }
+            // Messages a synchronous call already read sit in sd-bus's queue,
+            // where poll cannot see them: process until it has nothing left.
+            if let bus {
+                while sd_bus_process(bus, nil) > 0 {}
+                if sd_bus_is_open(bus) <= 0 {
+                    lost("the session bus closed the connection")
+                    continue
+                }
+            }
+            var fds = [
+                pollfd(fd: bus.map { sd_bus_get_fd($0) } ?? -1, events: bus.map { Int16(sd_bus_get_events($0)) } ?? 0, revents: 0),
+                pollfd(fd: subscription?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: stop, events: Int16(POLLIN), revents: 0),
+            ]
+            let wait = bus == nil || subscription == nil ? Int32(clamping: max(0, retryAt - monotonicMilliseconds())) : -1
+            if poll(&fds, nfds_t(fds.count), wait) < 0 && errno != EINTR { return }
+            if fds[2].revents != 0 { return }
+            if fds[1].revents != 0 { receive() }
+        }
+    }
+
+    // MARK: - Connections
+
+    private func connect() throws {
+        if bus == nil {
+            do {
+                try openBus()
+            } catch let refusal as Refusal {
+                throw refusal
+            } catch {
+                return lost("\(error)")
+            }
+        }
+        if subscription == nil {
+            do {
+                let connection = try ToastConnection(path: configuration.socketPath)
+                let filter = SceneFilter(scene: configuration.scene, roles: [])
+                try connection.send(position.subscribeRequest(filter))
+                subscription = connection
+                backoff = 250
+                log("mirroring toastd at \(configuration.socketPath)")
+            } catch {
+                if case .impostor = error { throw Refusal(description: "\(error)") }
+                return lost("toastd: \(error)".split(separator: "\n").first.map(String.init) ?? "toastd is gone")
+            }
+        }
+    }
+
+    private func openBus() throws {
+        var bus: OpaquePointer?
+        var result: Int32
+        if let address = configuration.busAddress {
+            result = sd_bus_new(&bus)
+            if result >= 0 {
+                sd_bus_set_address(bus, address)
+                sd_bus_set_bus_client(bus, 1)
+                result = sd_bus_start(bus)
+            }
+        } else {
+            result = sd_bus_open_user(&bus)
+        }
+        guard result >= 0, let bus else { throw Refusal(description: "cannot reach the session bus: \(String(cString: strerror(-result)))") }
+        // Which server is it? Mirroring toastd onto toastd would loop.
+        let name = try serverName(bus)
+        guard name != "toastd" else {
+            sd_bus_flush_close_unref(bus)
+            throw Refusal(description: "the notification server on this bus is toastd itself; toast-notify mirrors toastd onto another server")
+        }
+        // Servers such as dunst send their signals to the notification's
+        // sender only, from their unique name: match on the object, then
+        // check the sender against the server's unique name (`signal`).
+        sd_bus_match_signal(
+            bus, nil, nil, "/org/freedesktop/Notifications", "org.freedesktop.Notifications", nil,
+            { message, userdata, _ in
+                guard let message, let userdata else { return 0 }
+                Unmanaged<NotifyMirror>.fromOpaque(userdata).takeUnretainedValue().signal(message)
+                return 0
+            }, Unmanaged.passUnretained(self).toOpaque()
+        )
+        self.bus = bus
+        log("showing toasts on \(name)")
+    }
+
+    struct CallFailure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private func serverName(_ bus: OpaquePointer) throws -> String {
+        let reply = try call(bus, "GetServerInformation") { _ in }
+        defer { sd_bus_message_unref(reply) }
+        server = sd_bus_message_get_sender(reply).map { String(cString: $0) }
+        var name: UnsafePointer<CChar>?
+        sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "s")), &name)
+        return name.map { String(cString: $0) } ?? ""
+    }
+
+    private func lost(_ why: String) {
+        log("disconnected: \(why); retrying in \(Double(backoff) / 1000) s")
+        if let bus { sd_bus_flush_close_unref(bus) }
+        bus = nil
+        subscription = nil
+        // The notifier's ids are gone with its connection, or belong to a server that restarted.
+        notifierID = [:]
+        toastID = [:]
+        closing = []
+        position = StreamPosition()
+        retryAt = monotonicMilliseconds() + backoff
+        backoff = min(5_000, backoff * 2)
+    }
+
+    // MARK: - toastd → the notifier
+
+    private func receive() {
+        guard let subscription else { return }
+        do {
+            try subscription.receive()
+        } catch {
+            return lost("toastd closed the connection")
+        }
+        while let line = subscription.bufferedLine() {
+            guard let value = try? JSONValue.parse(line) else { continue }
+            position.note(value)
+            if value["ok"] == .bool(false) {
+                return lost(value["error"]?["message"]?.stringValue ?? "toastd refused the subscription")
+            }
+            guard let event = value["event"]?.stringValue else { continue }
+            switch event {
+            case "snapshot":
+                // Show what toastd shows now; close what it no longer has.
+                var live: Set<Int64> = []
+                if case .array(let toasts)? = value["toasts"] {
+                    for toast in toasts where toast["state"] == "shown" {
+                        if let id = toast["id"]?.intValue { live.insert(id) }
+                        show(toast, time: value["time"]?.intValue)
+                    }
+                }
+                for id in notifierID.keys where !live.contains(id) { close(id) }
+            case "presented", "updated":
+                if let toast = value["toast"], toast["state"] == "shown" { show(toast, time: value["time"]?.intValue) }
+            case "dismissed", "cancelled":
+                if let id = value["toast"]?["id"]?.intValue { close(id) }
+            default:
+                break
+            }
+        }
+    }
+
+    private func show(_ toast: JSONValue, time: Int64?) {
+        guard let bus, let id = toast["id"]?.intValue else { return }
+        let replaces = notifierID[id] ?? 0
+        do {
+            let reply = try call(bus, "Notify") { message in
+                let title = toast["title"]?.stringValue
+                let message_ = toast["message"]?.stringValue ?? ""
+                appendString(message, "toastd")
+                appendBasic(message, "u", replaces)
+                appendString(message, toast["icon"]?.stringValue ?? "")
+                appendString(message, title ?? message_)
+                appendString(message, title == nil ? "" : message_)
+                sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "s")
+                if case .array(let actions)? = toast["actions"] {
+                    for action in actions {
+                        appendString(message, action["id"]?.stringValue ?? "")
+                        appendString(message, action["label"]?.stringValue ?? "")
+                    }
+                }
+                sd_bus_message_close_container(message)
+                sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "{sv}")
+                let urgency: UInt8 = toast["role"] == "failure" ? 2 : toast["role"] == "plain" ? 0 : 1
+                appendHint(message, "urgency", "y", urgency)
+                if let fraction = toast["progress"]?.doubleValue {
+                    appendHint(message, "value", "i", Int32((fraction * 100).rounded()))
+                }
+                sd_bus_message_close_container(message)
+                // toastd ends the toast itself and closes it here; the expiry
+                // only matters if toast-notify is gone by then.
+                var timeout: Int32 = 0
+                if let expires = toast["expiresAt"]?.intValue, let time { timeout = Int32(clamping: max(1, expires - time)) }
+                appendBasic(message, "i", timeout)
+            }
+            defer { sd_bus_message_unref(reply) }
+            var shown: UInt32 = 0
+            sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "u")), &shown)
+            if shown != 0 {
+                if replaces != 0 && replaces != shown { toastID[replaces] = nil }
+                notifierID[id] = shown
+                toastID[shown] = id
+            }
+        } catch {
+            log("Notify failed for toast \(id): \(error)")
+        }
+    }
+
+    private func close(_ id: Int64) {
+        guard let shown = notifierID.removeValue(forKey: id) else { return }
+        toastID[shown] = nil
+        guard let bus else { return }
+        closing.insert(shown)
+        if let reply = try? call(bus, "CloseNotification", { appendBasic($0, "u", shown) }) {
+            sd_bus_message_unref(reply)
+        }
+    }
+
+    /// On the way out: what toast-notify showed goes, so that the next run
+    /// (which shows toastd's current stack again) does not leave doubles.
+    private func closeAll() {
+        for id in Array(notifierID.keys) { close(id) }
+        if let bus { sd_bus_flush_close_unref(bus) }
+        bus = nil
+    }
+
+    // MARK: - The notifier → toastd
+
+    private func signal(_ message: OpaquePointer) {
+        guard let server, sd_bus_message_get_sender(message).map({ String(cString: $0) }) == server else { return }
+        let member = sd_bus_message_get_member(message).map { String(cString: $0) }
+        var shown: UInt32 = 0
+        sd_bus_message_read_basic(message, CChar(UInt8(ascii: "u")), &shown)
+        switch member {
+        case "ActionInvoked":
+            var key: UnsafePointer<CChar>?
+            sd_bus_message_read_basic(message, CChar(UInt8(ascii: "s")), &key)
+            guard let id = toastID[shown], let key else { return }
+            request(["op": "invoke", "id": .int(id), "action": .string(String(cString: key))])
+        case "NotificationClosed":
+            var reason: UInt32 = 0
+            sd_bus_message_read_basic(message, CChar(UInt8(ascii: "u")), &reason)
+            if closing.remove(shown) != nil { return }
+            guard let id = toastID.removeValue(forKey: shown) else { return }
+            notifierID[id] = nil
+            // Only a person's dismissal is news to toastd; an expiry there is not.
+            if reason == 2 { request(["op": "dismiss", "id": .int(id)]) }
+        default:
+            break
+        }
+    }
+
+    /// A command on a short connection of its own, so its reply does not mix with events.
+    private func request(_ request: JSONValue) {
+        do {
+            let reply = try ToastConnection(path: configuration.socketPath).request(request, timeout: 5_000)
+            if reply["ok"] != .bool(true) { log("toastd refused \(request.serialized): \(reply["error"]?["message"]?.stringValue ?? "")") }
+        } catch {
+            log("cannot reach toastd: \(error)")
+        }
+    }
+
+    private func call(_ bus: OpaquePointer, _ member: String, _ fill: (OpaquePointer) -> Void) throws -> OpaquePointer? {
+        var message: OpaquePointer?
+        sd_bus_message_new_method_call(
+            bus, &message, "org.freedesktop.Notifications", "/org/freedesktop/Notifications", "org.freedesktop.Notifications", member
+        )
+        guard let message else { throw CallFailure(description: "cannot build \(member)") }
+        defer { sd_bus_message_unref(message) }
+        fill(message)
+        var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
+        defer { sd_bus_error_free(&error) }
+        var reply: OpaquePointer?
+        let result = sd_bus_call(bus, message, 5_000_000, &error, &reply)
+        guard result >= 0 else {
+            throw CallFailure(description: error.message.map { String(cString: $0) } ?? String(cString: strerror(-result)))
+        }
+        return reply
+    }
+}
+
+private func appendString(_ message: OpaquePointer, _ value: String) {
+    value.withCString { _ = sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }
+}
+
+private func appendHint<T: BitwiseCopyable>(_ message: OpaquePointer, _ key: String, _ type: Character, _ value: T) {
+    sd_bus_message_open_container(message, CChar(UInt8(ascii: "e")), "sv")
+    appendString(message, key)
+    sd_bus_message_open_container(message, CChar(UInt8(ascii: "v")), String(type))
+    var value = value
+    sd_bus_message_append_basic(message, CChar(type.asciiValue!), &value)
+    sd_bus_message_close_container(message)
+    sd_bus_message_close_container(message)
+}
+
+private func appendBasic<T: BitwiseCopyable>(_ message: OpaquePointer, _ type: Character, _ value: T) {
+    var value = value
+    sd_bus_message_append_basic(message, CChar(type.asciiValue!), &value)
+}

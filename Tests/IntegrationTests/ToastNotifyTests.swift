@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+import ToastClient
+import ToastCore
+
+/// toast-notify against a real dunst under Xvfb, on a private bus: toastd's
+/// toasts appear in dunst, update in place there, and what a person does in
+/// dunst (close, an action) reaches toastd.
+@Suite("toast-notify with a real dunst", .serialized)
+struct ToastNotifyTests {
+    static let available = ["/usr/bin/dunst", "/usr/bin/dunstctl", "/usr/bin/Xvfb", "/usr/bin/dbus-daemon"]
+        .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+
+    final class Desktop {
+        let session: FreedesktopBridgeTests.Bus
+        let xvfb: pid_t
+        let dunst: pid_t
+        let display: String
+
+        init() throws {
+            session = try FreedesktopBridgeTests.Bus()
+            display = ":\(70 + getpid() % 20)"
+            xvfb = try DaemonFixture.spawn("/usr/bin/Xvfb", [display, "-nolisten", "tcp"])
+            usleep(500_000)
+            dunst = try DaemonFixture.spawn("/usr/bin/dunst", [], environment: ["DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": session.address])
+            for _ in 0..<200 where try count() == nil { usleep(20_000) }
+        }
+
+        /// What dunst shows now, or nil while it is not up.
+        func count() throws -> Int? {
+            let outcome = try DaemonFixture.run("/usr/bin/dunstctl", ["count", "displayed"], environment: ["DBUS_SESSION_BUS_ADDRESS": session.address])
+            return outcome.status == 0 ? Int(outcome.stdout) : nil
+        }
+
+        func dunstctl(_ arguments: String...) throws -> DaemonFixture.Outcome {
+            try DaemonFixture.run("/usr/bin/dunstctl", arguments, environment: ["DBUS_SESSION_BUS_ADDRESS": session.address])
+        }
+
+        func wait(until condition: () throws -> Bool) rethrows -> Bool {
+            for _ in 0..<300 {
+                if try condition() { return true }
+                usleep(10_000)
+            }
+            return false
+        }
+
+        deinit {
+            for pid in [dunst, xvfb] {
+                kill(pid, SIGKILL)
+                DaemonFixture.wait(pid)
+            }
+        }
+    }
+
+    static func history(_ daemon: DaemonFixture) throws -> [JSONValue] {
+        guard case .array(let entries)? = try daemon.connect().request(["op": "history"], timeout: 5_000)["result"]?["entries"] else { return [] }
+        return entries
+    }
+
+    @Test(.enabled(if: available)) func toastsAppearInDunstAndWhatAPersonDoesThereReachesToastd() throws {
+        let desktop = try Desktop()
+        let daemon = try DaemonFixture()
+        let mirror = try DaemonFixture.spawn(
+            DaemonFixture.binaryDirectory.appending(path: "toast-notify").path, [],
+            environment: ["DBUS_SESSION_BUS_ADDRESS": desktop.session.address, "TOASTD_SOCKET": daemon.socket],
+            stderr: daemon.directory.appending(path: "notify.log").path
+        )
+        defer {
+            kill(mirror, SIGTERM)
+            DaemonFixture.wait(mirror)
+        }
+        usleep(500_000)
+        #expect(try daemon.toastctl("add", "Build finished", "--title", "CI", "--duration", "indefinite").status == 0)
+        #expect(try desktop.wait { try desktop.count() == 1 })
+        // An update (here a dedupe by reuse id) replaces the notification in place.
+        #expect(try daemon.toastctl("add", "Uploading 10%", "--reuse-id", "up", "--duration", "indefinite").status == 0)
+        #expect(try desktop.wait { try desktop.count() == 2 })
+        #expect(try daemon.toastctl("add", "Uploading 60%", "--reuse-id", "up", "--duration", "indefinite").status == 0)
+        usleep(300_000)
+        #expect(try desktop.count() == 2)
+        // Closing it in dunst dismisses the toast.
+        #expect(try desktop.dunstctl("close").status == 0)
+        #expect(try desktop.wait { try Self.history(daemon).contains { $0["reason"] == "user" } })
+        // A toast that ends in toastd is closed in dunst.
+        #expect(try daemon.toastctl("clear", "--force").status == 0)
+        #expect(try desktop.wait { try desktop.count() == 0 })
+        // An action invoked in dunst (on its only notification) is invoked in toastd.
+        #expect(try daemon.toastctl("add", "Deploy?", "--action", "go:Go", "--duration", "indefinite").status == 0)
+        #expect(try desktop.wait { try desktop.count() == 1 })
+        #expect(try desktop.dunstctl("action", "0").status == 0)
+        #expect(try desktop.wait { try Self.history(daemon).contains { $0["reason"] == "action" } })
+        #expect(try desktop.wait { try desktop.count() == 0 })
+    }
+
+    @Test(.enabled(if: FreedesktopBridgeTests.available)) func itRefusesToMirrorToastdOntoItself() throws {
+        let session = try FreedesktopBridgeTests.Session()
+        let outcome = try DaemonFixture.run(
+            "/usr/bin/timeout", ["10", DaemonFixture.binaryDirectory.appending(path: "toast-notify").path], environment: session.environment
+        )
+        #expect(outcome.status == 3, "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("toastd itself"), "\(outcome.stderr)")
+    }
+}
