@@ -238,11 +238,18 @@ public final class NotificationServer: @unchecked Sendable {
         do {
             try events.receive()
         } catch {
+            self.events = nil
             onState(.failed("toastd closed the bridge's subscription"))
             stop()
             return
         }
         while let line = events.bufferedLine() {
+            if let event = try? JSONValue.parse(line), event["event"] == "shutdown" {
+                // toastd is stopping: release the name and end, quietly.
+                self.events = nil
+                stop()
+                return
+            }
             guard let event = try? JSONValue.parse(line), let name = event["event"]?.stringValue,
                 let id = event["toast"]?["id"]?.intValue, id > 0, id <= Int64(UInt32.max)
             else { continue }
