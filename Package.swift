@@ -103,14 +103,14 @@ let package = Package(
         .executableTarget(name: "toast-fuzz", dependencies: ["ToastFuzzing"]),
         .executableTarget(name: "toast-tail", dependencies: ["ToastTail"]),
         // toast-notify: toastd's toasts on the desktop's own notification server.
-        .target(name: "ToastNotify", dependencies: ["ToastCore", "ToastClient", "CSystemd"]),
+        .target(name: "ToastNotify", dependencies: ["ToastCore", "ToastClient", "ToastFreedesktop", "CSystemd"]),
         .executableTarget(
             name: "toast-notify",
             dependencies: ["ToastNotify", "ToastClient", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ToastCore", "ToastClient", "Systemd", "CSystemd", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["ToastCore", "ToastClient", "Systemd", "ToastFreedesktop", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "ToastClientTests",

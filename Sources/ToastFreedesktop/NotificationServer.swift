@@ -443,8 +443,4 @@ public final class NotificationServer: @unchecked Sendable {
         """
 }
 
-private func appendString(_ message: OpaquePointer, _ value: String) {
-    value.withCString { _ = sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }
-}
-
 private func errorText(_ result: Int32) -> String { String(cString: strerror(-result)) }

@@ -1,6 +1,7 @@
 import CSystemd
 import ToastClient
 import ToastCore
+import ToastFreedesktop
 
 #if canImport(Glibc)
 import Glibc
@@ -37,7 +38,8 @@ public final class NotifyMirror {
     }
 
     let configuration: Configuration
-    private var bus: OpaquePointer?
+    private var client: NotificationsClient?
+    private var bus: OpaquePointer? { client?.bus }
     private var subscription: ToastConnection?
     private var position = StreamPosition()
     /// toastd id ↔ the notifier's id.
@@ -87,7 +89,7 @@ public final class NotifyMirror {
     // MARK: - Connections
 
     private func connect() throws {
-        if bus == nil {
+        if client == nil {
             do {
                 try openBus()
             } catch let refusal as Refusal {
@@ -112,57 +114,31 @@ public final class NotifyMirror {
     }
 
     private func openBus() throws {
-        var bus: OpaquePointer?
-        var result: Int32
-        if let address = configuration.busAddress {
-            result = sd_bus_new(&bus)
-            if result >= 0 {
-                sd_bus_set_address(bus, address)
-                sd_bus_set_bus_client(bus, 1)
-                result = sd_bus_start(bus)
-            }
-        } else {
-            result = sd_bus_open_user(&bus)
-        }
-        guard result >= 0, let bus else { throw Refusal(description: "cannot reach the session bus: \(String(cString: strerror(-result)))") }
+        let client = try NotificationsClient(address: configuration.busAddress)
         // Which server is it? Mirroring toastd onto toastd would loop.
-        let name = try serverName(bus)
-        guard name != "toastd" else {
-            sd_bus_flush_close_unref(bus)
+        let information = try client.serverInformation()
+        guard information.name != "toastd" else {
             throw Refusal(description: "the notification server on this bus is toastd itself; toast-notify mirrors toastd onto another server")
         }
+        server = information.sender
         // Servers such as dunst send their signals to the notification's
         // sender only, from their unique name: match on the object, then
         // check the sender against the server's unique name (`signal`).
         sd_bus_match_signal(
-            bus, nil, nil, "/org/freedesktop/Notifications", "org.freedesktop.Notifications", nil,
+            client.bus, nil, nil, "/org/freedesktop/Notifications", "org.freedesktop.Notifications", nil,
             { message, userdata, _ in
                 guard let message, let userdata else { return 0 }
                 Unmanaged<NotifyMirror>.fromOpaque(userdata).takeUnretainedValue().signal(message)
                 return 0
             }, Unmanaged.passUnretained(self).toOpaque()
         )
-        self.bus = bus
-        log("showing toasts on \(name)")
-    }
-
-    struct CallFailure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    private func serverName(_ bus: OpaquePointer) throws -> String {
-        let reply = try call(bus, "GetServerInformation") { _ in }
-        defer { sd_bus_message_unref(reply) }
-        server = sd_bus_message_get_sender(reply).map { String(cString: $0) }
-        var name: UnsafePointer<CChar>?
-        sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "s")), &name)
-        return name.map { String(cString: $0) } ?? ""
+        self.client = client
+        log("showing toasts on \(information.name)")
     }
 
     private func lost(_ why: String) {
         log("disconnected: \(why); retrying in \(Double(backoff) / 1000) s")
-        if let bus { sd_bus_flush_close_unref(bus) }
-        bus = nil
+        client = nil
         subscription = nil
         // The notifier's ids are gone with its connection, or belong to a server that restarted.
         notifierID = [:]
@@ -211,41 +187,10 @@ public final class NotifyMirror {
     }
 
     private func show(_ toast: JSONValue, time: Int64?) {
-        guard let bus, let id = toast["id"]?.intValue else { return }
+        guard let client, let id = toast["id"]?.intValue else { return }
         let replaces = notifierID[id] ?? 0
         do {
-            let reply = try call(bus, "Notify") { message in
-                let title = toast["title"]?.stringValue
-                let message_ = toast["message"]?.stringValue ?? ""
-                appendString(message, "toastd")
-                appendBasic(message, "u", replaces)
-                appendString(message, toast["icon"]?.stringValue ?? "")
-                appendString(message, title ?? message_)
-                appendString(message, title == nil ? "" : message_)
-                sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "s")
-                if case .array(let actions)? = toast["actions"] {
-                    for action in actions {
-                        appendString(message, action["id"]?.stringValue ?? "")
-                        appendString(message, action["label"]?.stringValue ?? "")
-                    }
-                }
-                sd_bus_message_close_container(message)
-                sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "{sv}")
-                let urgency: UInt8 = toast["role"] == "failure" ? 2 : toast["role"] == "plain" ? 0 : 1
-                appendHint(message, "urgency", "y", urgency)
-                if let fraction = toast["progress"]?.doubleValue {
-                    appendHint(message, "value", "i", Int32((fraction * 100).rounded()))
-                }
-                sd_bus_message_close_container(message)
-                // toastd ends the toast itself and closes it here; the expiry
-                // only matters if toast-notify is gone by then.
-                var timeout: Int32 = 0
-                if let expires = toast["expiresAt"]?.intValue, let time { timeout = Int32(clamping: max(1, expires - time)) }
-                appendBasic(message, "i", timeout)
-            }
-            defer { sd_bus_message_unref(reply) }
-            var shown: UInt32 = 0
-            sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "u")), &shown)
+            let shown = try client.notify(Self.notification(for: toast, replacing: replaces, time: time))
             if shown != 0 {
                 if replaces != 0 && replaces != shown { toastID[replaces] = nil }
                 notifierID[id] = shown
@@ -256,22 +201,41 @@ public final class NotifyMirror {
         }
     }
 
+    /// A toast as the notifier shows it: its title as the summary (else its
+    /// message), its role as the urgency, its progress as `value`. toastd
+    /// ends the toast itself and closes it; the expiry only matters if
+    /// toast-notify is gone by then.
+    static func notification(for toast: JSONValue, replacing replaces: UInt32, time: Int64?) -> Notification {
+        let title = toast["title"]?.stringValue
+        let message = toast["message"]?.stringValue ?? ""
+        var hints = Notification.Hints()
+        hints.urgency = toast["role"] == "failure" ? 2 : toast["role"] == "plain" ? 0 : 1
+        if let fraction = toast["progress"]?.doubleValue { hints.value = Int32((fraction * 100).rounded()) }
+        var actions: [String] = []
+        if case .array(let list)? = toast["actions"] {
+            for action in list { actions += [action["id"]?.stringValue ?? "", action["label"]?.stringValue ?? ""] }
+        }
+        var timeout: Int32 = 0
+        if let expires = toast["expiresAt"]?.intValue, let time { timeout = Int32(clamping: max(1, expires - time)) }
+        return Notification(
+            appName: "toastd", replacesID: replaces, appIcon: toast["icon"]?.stringValue ?? "", summary: title ?? message,
+            body: title == nil ? "" : message, actions: actions, hints: hints, expireTimeout: timeout
+        )
+    }
+
     private func close(_ id: Int64) {
         guard let shown = notifierID.removeValue(forKey: id) else { return }
         toastID[shown] = nil
-        guard let bus else { return }
+        guard let client else { return }
         closing.insert(shown)
-        if let reply = try? call(bus, "CloseNotification", { appendBasic($0, "u", shown) }) {
-            sd_bus_message_unref(reply)
-        }
+        try? client.close(shown)
     }
 
     /// On the way out: what toast-notify showed goes, so that the next run
     /// (which shows toastd's current stack again) does not leave doubles.
     private func closeAll() {
         for id in Array(notifierID.keys) { close(id) }
-        if let bus { sd_bus_flush_close_unref(bus) }
-        bus = nil
+        client = nil
     }
 
     // MARK: - The notifier → toastd
@@ -309,41 +273,4 @@ public final class NotifyMirror {
             log("cannot reach toastd: \(error)")
         }
     }
-
-    private func call(_ bus: OpaquePointer, _ member: String, _ fill: (OpaquePointer) -> Void) throws -> OpaquePointer? {
-        var message: OpaquePointer?
-        sd_bus_message_new_method_call(
-            bus, &message, "org.freedesktop.Notifications", "/org/freedesktop/Notifications", "org.freedesktop.Notifications", member
-        )
-        guard let message else { throw CallFailure(description: "cannot build \(member)") }
-        defer { sd_bus_message_unref(message) }
-        fill(message)
-        var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
-        defer { sd_bus_error_free(&error) }
-        var reply: OpaquePointer?
-        let result = sd_bus_call(bus, message, 5_000_000, &error, &reply)
-        guard result >= 0 else {
-            throw CallFailure(description: error.message.map { String(cString: $0) } ?? String(cString: strerror(-result)))
-        }
-        return reply
-    }
-}
-
-private func appendString(_ message: OpaquePointer, _ value: String) {
-    value.withCString { _ = sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }
-}
-
-private func appendHint<T: BitwiseCopyable>(_ message: OpaquePointer, _ key: String, _ type: Character, _ value: T) {
-    sd_bus_message_open_container(message, CChar(UInt8(ascii: "e")), "sv")
-    appendString(message, key)
-    sd_bus_message_open_container(message, CChar(UInt8(ascii: "v")), String(type))
-    var value = value
-    sd_bus_message_append_basic(message, CChar(type.asciiValue!), &value)
-    sd_bus_message_close_container(message)
-    sd_bus_message_close_container(message)
-}
-
-private func appendBasic<T: BitwiseCopyable>(_ message: OpaquePointer, _ type: Character, _ value: T) {
-    var value = value
-    sd_bus_message_append_basic(message, CChar(type.asciiValue!), &value)
 }

@@ -1,8 +1,8 @@
-import CSystemd
 import Foundation
 import Testing
 import ToastClient
 import ToastCore
+import ToastFreedesktop
 
 /// toastd --freedesktop on a private session bus (never the host's), with
 /// real notify-send, gdbus and busctl, and a small sd-bus client for the
@@ -175,31 +175,31 @@ struct FreedesktopBridgeTests {
 
     @Test(.enabled(if: available)) func hostileCallsLeaveToastdUpAndCorrect() throws {
         let session = try Session()
-        let client = try BusClient(address: session.address)
+        let client = try NotificationsClient(address: session.address)
         // A 1 MB body is clipped to the toast's limit.
-        let big = try client.notify(summary: "big", body: String(repeating: "b", count: 1 << 20))
+        let big = try client.notify(Notification(summary: "big", body: String(repeating: "b", count: 1 << 20)))
         let toast = try #require(try session.toast("\(big)"))
         #expect(toast["message"]?.stringValue?.utf8.count ?? 0 <= ToastLimits.messageBytes)
         // Malformed image-data is refused, never trusted.
-        #expect(throws: BusClient.CallError.self) {
-            _ = try client.notify(summary: "img", image: (width: 64, height: 64, rowstride: 4, alpha: true, bits: 8, channels: 4, bytes: 16))
+        #expect(throws: NotificationsClient.CallError.self) {
+            _ = try client.notify(Notification(summary: "img"), image: .init(width: 64, height: 64, rowstride: 4, hasAlpha: true, channels: 4, bytes: 16))
         }
-        #expect(throws: BusClient.CallError.self) {
-            _ = try client.notify(summary: "img", image: (width: 2, height: 2, rowstride: 8, alpha: false, bits: 8, channels: 4, bytes: 16))
+        #expect(throws: NotificationsClient.CallError.self) {
+            _ = try client.notify(Notification(summary: "img"), image: .init(width: 2, height: 2, rowstride: 8, hasAlpha: false, channels: 4, bytes: 16))
         }
-        #expect(try client.notify(summary: "img", image: (width: 2, height: 2, rowstride: 8, alpha: true, bits: 8, channels: 4, bytes: 16)) > 0)
+        #expect(try client.notify(Notification(summary: "img"), image: .init(width: 2, height: 2, rowstride: 8, hasAlpha: true, channels: 4, bytes: 16)) > 0)
         // A replaces_id that never existed gets a toast of its own.
-        let fresh = try client.notify(summary: "replacing nothing", replaces: 4_000_000)
+        let fresh = try client.notify(Notification(replacesID: 4_000_000, summary: "replacing nothing"))
         #expect(fresh != 4_000_000 && fresh > 0)
         // A caller that hangs up before its reply.
-        try BusClient(address: session.address).notifyAndHangUp(summary: "gone")
+        try NotificationsClient(address: session.address).notifyAndHangUp(Notification(summary: "gone"))
         // 5,000 calls from 10 connections at once.
         let failures = Locked(0)
         let address = session.address
         let threads = (0..<10).map { connection in
             Thread {
-                guard let client = try? BusClient(address: address) else { return failures.withLock { $0 += 500 } }
-                for index in 0..<500 where (try? client.notify(summary: "c\(connection) n\(index)", timeout: 1)) == nil {
+                guard let client = try? NotificationsClient(address: address) else { return failures.withLock { $0 += 500 } }
+                for index in 0..<500 where (try? client.notify(Notification(summary: "c\(connection) n\(index)"))) == nil {
                     failures.withLock { $0 += 1 }
                 }
             }
@@ -210,7 +210,7 @@ struct FreedesktopBridgeTests {
         let status = try session.daemon.connect().request(["op": "status"], timeout: 5_000)
         #expect(status["ok"] == true)
         #expect(status["result"]?["freedesktop"]?.stringValue?.hasPrefix("serving") == true)
-        #expect(try client.notify(summary: "still here") > 0)
+        #expect(try client.notify(Notification(summary: "still here")) > 0)
     }
 
     @Test(.enabled(if: available)) func aSecondToastdLeavesTheNameToTheFirstAndSaysSo() throws {
@@ -224,94 +224,5 @@ struct FreedesktopBridgeTests {
         #expect(state.contains("another notification server owns it"), "\(state)")
         #expect(try second.toastctl("add", "the socket still works").status == 0)
         #expect(try session.notifySend("-p", "to the first").status == 0)
-    }
-}
-
-/// A minimal sd-bus client: Notify calls as no command line can make them.
-final class BusClient {
-    struct CallError: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    private var bus: OpaquePointer?
-
-    init(address: String) throws {
-        var bus: OpaquePointer?
-        guard sd_bus_new(&bus) >= 0, let bus else { throw CallError(description: "sd_bus_new") }
-        sd_bus_set_address(bus, address)
-        sd_bus_set_bus_client(bus, 1)
-        guard sd_bus_start(bus) >= 0 else { throw CallError(description: "cannot connect to \(address)") }
-        self.bus = bus
-    }
-
-    deinit { sd_bus_flush_close_unref(bus) }
-
-    typealias Image = (width: Int32, height: Int32, rowstride: Int32, alpha: Bool, bits: Int32, channels: Int32, bytes: Int)
-
-    func message(summary: String, body: String, replaces: UInt32, image: Image?) -> OpaquePointer? {
-        var message: OpaquePointer?
-        sd_bus_message_new_method_call(
-            bus, &message, "org.freedesktop.Notifications", "/org/freedesktop/Notifications", "org.freedesktop.Notifications", "Notify"
-        )
-        func string(_ value: String) { value.withCString { _ = sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) } }
-        func basic<T: BitwiseCopyable>(_ type: Character, _ value: T) {
-            var value = value
-            sd_bus_message_append_basic(message, CChar(type.asciiValue!), &value)
-        }
-        string("tests")
-        basic("u", replaces)
-        string("")
-        string(summary)
-        string(body)
-        sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "s")
-        sd_bus_message_close_container(message)
-        sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "{sv}")
-        if let image {
-            sd_bus_message_open_container(message, CChar(UInt8(ascii: "e")), "sv")
-            string("image-data")
-            sd_bus_message_open_container(message, CChar(UInt8(ascii: "v")), "(iiibiiay)")
-            sd_bus_message_open_container(message, CChar(UInt8(ascii: "r")), "iiibiiay")
-            basic("i", image.width)
-            basic("i", image.height)
-            basic("i", image.rowstride)
-            basic("b", Int32(image.alpha ? 1 : 0))
-            basic("i", image.bits)
-            basic("i", image.channels)
-            let pixels = [UInt8](repeating: 0x7F, count: image.bytes)
-            pixels.withUnsafeBytes { _ = sd_bus_message_append_array(message, CChar(UInt8(ascii: "y")), $0.baseAddress, $0.count) }
-            sd_bus_message_close_container(message)
-            sd_bus_message_close_container(message)
-            sd_bus_message_close_container(message)
-        }
-        sd_bus_message_close_container(message)
-        basic("i", Int32(-1))
-        return message
-    }
-
-    func notify(summary: String, body: String = "", replaces: UInt32 = 0, image: Image? = nil, timeout: Int32 = -1) throws -> UInt32 {
-        let message = message(summary: summary, body: body, replaces: replaces, image: image)
-        defer { sd_bus_message_unref(message) }
-        var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
-        var reply: OpaquePointer?
-        let result = sd_bus_call(bus, message, 10_000_000, &error, &reply)
-        defer {
-            sd_bus_error_free(&error)
-            sd_bus_message_unref(reply)
-        }
-        guard result >= 0 else {
-            throw CallError(description: error.message.map { String(cString: $0) } ?? String(cString: strerror(-result)))
-        }
-        var id: UInt32 = 0
-        sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "u")), &id)
-        return id
-    }
-
-    /// Sends a Notify and closes the connection without waiting for the reply.
-    func notifyAndHangUp(summary: String) throws {
-        let message = message(summary: summary, body: "", replaces: 0, image: nil)
-        defer { sd_bus_message_unref(message) }
-        sd_bus_send(bus, message, nil)
-        sd_bus_flush(bus)
-        sd_bus_close(bus)
     }
 }
