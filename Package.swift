@@ -86,7 +86,7 @@ let package = Package(
         .target(
             name: "ToastBench",
             dependencies: [
-                "ToastCore", "ToastDaemon", "ToastClient",
+                "ToastCore", "ToastDaemon", "ToastClient", "ToastFreedesktop",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

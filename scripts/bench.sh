@@ -9,7 +9,8 @@
 #   --quick        fewer samples (a minute or two instead of about ten)
 #   --with-dunst   also install dunst, Xvfb and notify-send, and compare with
 #                  notify-send → dunst on a private D-Bus session bus
-#   SCENARIO       oneshot, ingest, fanout, memory, scheduler (default: all)
+#   SCENARIO       oneshot, ingest, fanout, memory, scheduler, dbus (default: all;
+#                  dbus needs --with-dunst)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-packages.sh

@@ -45,13 +45,14 @@ public struct BenchmarkSuite {
     /// a state directory of its own), logging only notices (an info line per
     /// toast would measure the logger), and limits high enough for 1M toasts.
     /// `ephemeral` is the in-memory baseline for the cost of persistence.
-    func startToastd(ephemeral: Bool = false) throws -> ServerUnderTest {
+    func startToastd(ephemeral: Bool = false, extra: [String] = [], environment: [String: String] = [:]) throws -> ServerUnderTest {
         try ServerUnderTest(
             name: "toastd", executable: programs.toastd,
             arguments: [
                 "--socket", "{socket}", "--log-level", "notice", "--log-target", "stderr", "--max-toasts", "2000000",
                 "--max-toasts-per-source", "2000000", "--max-connections", "1024",
-            ] + (ephemeral ? ["--ephemeral"] : ["--state-dir", "{state}"])
+            ] + (ephemeral ? ["--ephemeral"] : ["--state-dir", "{state}"]) + extra,
+            environment: environment
         )
     }
 
@@ -61,6 +62,7 @@ public struct BenchmarkSuite {
         try fanOut()
         try memory()
         scheduler()
+        try dbus()
     }
 
     // MARK: - 1. One-shot add
@@ -138,6 +140,52 @@ public struct BenchmarkSuite {
         print("toastd peak RSS during ingest: \(Figure.fixed(Double(peakKiB) / 1024, 1)) MiB\n")
         print("The cost of persistence (toastd ships durable; `--ephemeral` keeps everything in memory):\n\n"
             + persistence.map { "- " + $0 }.joined(separator: "\n") + "\n")
+    }
+
+    // MARK: - 6. D-Bus
+
+    /// notify-send and a persistent D-Bus client against toastd --freedesktop
+    /// and against dunst, each on its own private bus, in the same run.
+    public func dbus() throws {
+        guard let notifySend = programs.notifySend, let dunstBus = getenv("DBUS_SESSION_BUS_ADDRESS").map({ String(cString: $0) })
+        else {
+            print("## 6. D-Bus\n\nSkipped: `scripts/bench.sh --with-dunst` starts dunst and notify-send for it.\n")
+            return
+        }
+        let bus = try DBusBenchmark.PrivateBus()
+        let server = try startToastd(extra: ["--freedesktop"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        defer { server.stop() }
+        try DBusBenchmark.waitForServer(bus.address, name: "toastd")
+        let clients = [
+            OneShotBenchmark.Client(name: "notify-send → toastd", executable: notifySend, arguments: ["x"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address]),
+            OneShotBenchmark.Client(name: "notify-send → dunst", executable: notifySend, arguments: ["x"], environment: ["DBUS_SESSION_BUS_ADDRESS": dunstBus]),
+        ]
+        let oneShot = try OneShotBenchmark.run(clients, rounds: quick ? 3 : 10, runs: quick ? 10 : 30)
+        var table = Table("client", "median ms", "p99 ms", "× toastd")
+        let toastd = oneShot[clients[0].name]!.median
+        for client in clients {
+            let samples = oneShot[client.name]!
+            table.add(client.name, Figure.fixed(samples.median), Figure.fixed(samples.percentile(99)), Figure.ratio(samples.median / toastd))
+        }
+        print("## 6. D-Bus\n\nOne-shot `notify-send x`, whole process, interleaved:\n\n" + table.markdown + "\n")
+        let seconds = quick ? 1.0 : 3.0
+        let rates = [
+            ("toastd --freedesktop", try DBusBenchmark.rate(address: bus.address, seconds: seconds)),
+            ("dunst", try DBusBenchmark.rate(address: dunstBus, seconds: seconds)),
+        ]
+        var persistent = Table("server", "Notify calls/s", "median ms", "p99 ms", "× dunst")
+        let dunst = rates[1].1.callsPerSecond
+        for (name, rate) in rates {
+            persistent.add(
+                name, Figure.count(rate.callsPerSecond), Figure.fixed(rate.latencies.median), Figure.fixed(rate.latencies.percentile(99)),
+                Figure.ratio(rate.callsPerSecond / dunst)
+            )
+        }
+        print("A persistent client's synchronous Notify calls for \(Figure.fixed(seconds, 0)) s (same text each time):\n\n" + persistent.markdown + "\n")
+        print(
+            "notify-send: dunst / toastd = \(Figure.ratio(oneShot[clients[1].name]!.median / toastd)) (target ≥ 1×); "
+                + "persistent: toastd / dunst = \(Figure.ratio(rates[0].1.callsPerSecond / dunst)) (target ≥ 10×)\n"
+        )
     }
 
     // MARK: - 3. Fan-out

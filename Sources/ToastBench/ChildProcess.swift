@@ -11,7 +11,11 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Starts `executable`. `stdin` names a file to read from (default
     /// /dev/null); stdout and stderr go to `output` (default /dev/null).
-    public init(_ executable: String, _ arguments: [String], stdin: String = "/dev/null", output: String = "/dev/null") throws {
+    /// `environment` adds to (or replaces in) this process's environment.
+    public init(
+        _ executable: String, _ arguments: [String], stdin: String = "/dev/null", output: String = "/dev/null",
+        environment: [String: String] = [:]
+    ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -29,7 +33,21 @@ public final class ChildProcess: @unchecked Sendable {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        let status: Int32
+        if environment.isEmpty {
+            status = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        } else {
+            var inherited: [String] = []
+            var entry = environ
+            while let pointer = entry.pointee {
+                let line = String(cString: pointer)
+                if !environment.keys.contains(where: { line.hasPrefix($0 + "=") }) { inherited.append(line) }
+                entry += 1
+            }
+            let envp = (inherited + environment.map { "\($0)=\($1)" }).map { strdup($0) } + [nil]
+            defer { envp.forEach { free($0) } }
+            status = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        }
         guard status == 0 else { throw BenchError("cannot start \(executable): \(String(cString: strerror(status)))") }
         self.pid = pid
         self.executable = executable
@@ -55,9 +73,11 @@ public final class ChildProcess: @unchecked Sendable {
     deinit { terminate() }
 
     /// Runs a program to its end and returns its wall time in nanoseconds.
-    public static func time(_ executable: String, _ arguments: [String], stdin: String = "/dev/null") throws -> UInt64 {
+    public static func time(
+        _ executable: String, _ arguments: [String], stdin: String = "/dev/null", environment: [String: String] = [:]
+    ) throws -> UInt64 {
         let start = monotonicNanoseconds()
-        let child = try ChildProcess(executable, arguments, stdin: stdin)
+        let child = try ChildProcess(executable, arguments, stdin: stdin, environment: environment)
         let status = child.wait()
         let elapsed = monotonicNanoseconds() - start
         guard status == 0 else { throw BenchError("\(executable) \(arguments.joined(separator: " ")) exited with \(status)") }

@@ -8,25 +8,31 @@ public enum OneShotBenchmark {
         public var executable: String
         public var arguments: [String]
         public var stdin: String = "/dev/null"
+        public var environment: [String: String] = [:]
 
-        public init(name: String, executable: String, arguments: [String], stdin: String = "/dev/null") {
+        public init(name: String, executable: String, arguments: [String], stdin: String = "/dev/null", environment: [String: String] = [:]) {
             self.name = name
             self.executable = executable
             self.arguments = arguments
             self.stdin = stdin
+            self.environment = environment
         }
     }
 
     /// Milliseconds per run, by client name.
     public static func run(_ clients: [Client], rounds: Int, runs: Int, warmup: Int = 5) throws -> [String: Samples] {
         for client in clients {
-            for _ in 0..<warmup { _ = try ChildProcess.time(client.executable, client.arguments, stdin: client.stdin) }
+            for _ in 0..<warmup {
+                _ = try ChildProcess.time(client.executable, client.arguments, stdin: client.stdin, environment: client.environment)
+            }
         }
         var results: [String: Samples] = [:]
         for _ in 0..<rounds {
             for client in clients {
                 for _ in 0..<runs {
-                    let nanoseconds = try ChildProcess.time(client.executable, client.arguments, stdin: client.stdin)
+                    let nanoseconds = try ChildProcess.time(
+                        client.executable, client.arguments, stdin: client.stdin, environment: client.environment
+                    )
                     results[client.name, default: Samples()].append(Double(nanoseconds) / 1e6)
                 }
             }

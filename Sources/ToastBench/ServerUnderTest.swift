@@ -14,7 +14,7 @@ public final class ServerUnderTest: @unchecked Sendable {
     /// Starts `executable` with `arguments`, where "{socket}" stands for the
     /// socket path and "{state}" for a state directory of its own, and waits
     /// until the socket accepts connections.
-    public init(name: String, executable: String, arguments: [String]) throws {
+    public init(name: String, executable: String, arguments: [String], environment: [String: String] = [:]) throws {
         var template = Array("/tmp/toast-bench-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp failed") }
         directory = String(cString: made)
@@ -24,7 +24,7 @@ public final class ServerUnderTest: @unchecked Sendable {
         let state = directory + "/state"
         process = try ChildProcess(
             executable, arguments.map { $0 == "{socket}" ? socket : $0 == "{state}" ? state : $0 },
-            output: directory + "/log"
+            output: directory + "/log", environment: environment
         )
         for _ in 0..<500 {
             if let probe = try? LineSocket(path: socket) {

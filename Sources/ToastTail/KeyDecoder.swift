@@ -3,6 +3,8 @@ public enum TailKey: Hashable, Sendable {
     case up, down, dismiss, clear, pause, quit, redraw
     /// Invoke the action with this 1-based number.
     case action(Int)
+    /// Enter: invoke the toast's `default` action (a click, in freedesktop terms).
+    case activate
 }
 
 /// Turns bytes read from a terminal in raw mode into keys. An escape
@@ -45,6 +47,7 @@ public struct KeyDecoder: Sendable {
             case UInt8(ascii: "p"): keys.append(.pause)
             case UInt8(ascii: "q"), 0x03, 0x04: keys.append(.quit)  // q, Ctrl-C, Ctrl-D
             case 0x0C: keys.append(.redraw)  // Ctrl-L
+            case 0x0D, 0x0A: keys.append(.activate)  // Enter
             case UInt8(ascii: "1")...UInt8(ascii: "3"): keys.append(.action(Int(byte - UInt8(ascii: "0"))))
             default: break
             }

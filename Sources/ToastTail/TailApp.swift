@@ -135,6 +135,12 @@ public final class TailApp {
             guard let toast = model.target else { return notice("no toast selected", now) }
             guard number <= toast.actions.count else { return notice("this toast has no action \(number)", now) }
             command(["op": "invoke", "id": .int(toast.id), "action": .string(toast.actions[number - 1].id)], now)
+        case .activate:
+            guard let toast = model.target else { return notice("no toast selected", now) }
+            guard toast.actions.contains(where: { $0.id == "default" }) else {
+                return notice("this toast has no default action; press 1-\(max(1, toast.actions.count)) for its actions", now)
+            }
+            command(["op": "invoke", "id": .int(toast.id), "action": "default"], now)
         case .clear:
             command(["op": "clear", "scene": .string(configuration.scene)], now)
         case .pause:

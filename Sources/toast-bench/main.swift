@@ -26,7 +26,7 @@ struct ToastBenchCommand: ParsableCommand {
         @Option(name: .customLong("notify-send"), help: "notify-send, when dunst runs on the session bus in the environment.") var notifySend: String?
         @Option(name: .customLong("dunst-pid"), help: "dunst's pid, for its idle RSS.") var dunstPID: Int32?
         @Flag(help: "Fewer samples: a quick, rougher look.") var quick = false
-        @Argument(help: "Scenarios: oneshot, ingest, fanout, memory, scheduler (default: all).") var scenarios: [String] = []
+        @Argument(help: "Scenarios: oneshot, ingest, fanout, memory, scheduler, dbus (default: all).") var scenarios: [String] = []
 
         func run() throws {
             var programs = BenchmarkSuite.Programs(
@@ -41,7 +41,7 @@ struct ToastBenchCommand: ParsableCommand {
                 let bytes = Array((text + "\n").utf8)
                 _ = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
             }
-            let chosen = scenarios.isEmpty ? ["oneshot", "ingest", "fanout", "memory", "scheduler"] : scenarios
+            let chosen = scenarios.isEmpty ? ["oneshot", "ingest", "fanout", "memory", "scheduler", "dbus"] : scenarios
             for scenario in chosen {
                 switch scenario {
                 case "oneshot": try suite.oneShot()
@@ -49,6 +49,7 @@ struct ToastBenchCommand: ParsableCommand {
                 case "fanout": try suite.fanOut()
                 case "memory": try suite.memory()
                 case "scheduler": suite.scheduler()
+                case "dbus": try suite.dbus()
                 default: throw ValidationError("unknown scenario '\(scenario)'")
                 }
             }

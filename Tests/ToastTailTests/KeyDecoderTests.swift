@@ -7,6 +7,7 @@ struct KeyDecoderTests {
         var decoder = KeyDecoder()
         #expect(decoder.feed(Array("jkdcp123q".utf8)) == [.down, .up, .dismiss, .clear, .pause, .action(1), .action(2), .action(3), .quit])
         #expect(decoder.feed([0x03]) == [.quit])
+        #expect(decoder.feed([0x0D, 0x0A]) == [.activate, .activate])
         #expect(decoder.feed(Array("4zZ".utf8)) == [])
     }
 

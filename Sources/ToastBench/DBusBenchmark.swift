@@ -1,0 +1,75 @@
+import ToastCore
+import ToastFreedesktop
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// toastd as the desktop's notification server against dunst: one-shot
+/// `notify-send` and a persistent D-Bus client's Notify rate, each on a
+/// private bus of its own (scripts/bench.sh --with-dunst starts dunst).
+public enum DBusBenchmark {
+    /// A private session bus whose service directory is empty.
+    public final class PrivateBus {
+        public let address: String
+        let pid: pid_t
+
+        public init() throws {
+            var template = Array("/tmp/toast-bench-bus-XXXXXX".utf8CString)
+            guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp failed") }
+            let directory = String(cString: made)
+            mkdir(directory + "/services", 0o700)
+            let config = """
+                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+                 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+                <busconfig><type>session</type><listen>unix:path=\(directory)/bus</listen>
+                <servicedir>\(directory)/services</servicedir><auth>EXTERNAL</auth>
+                <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow own="*"/></policy></busconfig>
+                """
+            try writeFile(directory + "/bus.conf", config)
+            let started = try ChildProcess(
+                "/usr/bin/dbus-daemon", ["--config-file=\(directory)/bus.conf", "--fork", "--print-address=1", "--print-pid=1"],
+                output: directory + "/started"
+            )
+            started.wait()
+            let lines = readFile(directory + "/started").split(separator: "\n").map(String.init)
+            guard lines.count >= 2, let pid = pid_t(lines[1]) else { throw BenchError("dbus-daemon did not start") }
+            address = lines[0]
+            self.pid = pid
+        }
+
+        deinit { kill(pid, SIGTERM) }
+    }
+
+    /// Waits until `name` serves org.freedesktop.Notifications on the bus.
+    public static func waitForServer(_ address: String, name: String) throws {
+        for _ in 0..<500 {
+            if let client = try? NotificationsClient(address: address), (try? client.serverInformation().name) == name { return }
+            usleep(10_000)
+        }
+        throw BenchError("\(name) did not take org.freedesktop.Notifications")
+    }
+
+    public struct Rate {
+        public var callsPerSecond: Double
+        public var latencies: Samples
+    }
+
+    /// Synchronous Notify calls from one persistent connection for `seconds`.
+    public static func rate(address: String, seconds: Double) throws -> Rate {
+        let client = try NotificationsClient(address: address)
+        let notification = Notification(appName: "bench", summary: "x", expireTimeout: 1_000)
+        for _ in 0..<20 { _ = try client.notify(notification) }
+        var latencies = Samples()
+        let start = monotonicNanoseconds()
+        let end = start + UInt64(seconds * 1e9)
+        var now = start
+        while now < end {
+            let before = now
+            _ = try client.notify(notification)
+            now = monotonicNanoseconds()
+            latencies.append(Double(now - before) / 1e6)
+        }
+        return Rate(callsPerSecond: Double(latencies.count) / (Double(now - start) / 1e9), latencies: latencies)
+    }
+}
