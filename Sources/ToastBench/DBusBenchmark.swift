@@ -24,7 +24,7 @@ public enum DBusBenchmark {
                  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
                 <busconfig><type>session</type><listen>unix:path=\(directory)/bus</listen>
                 <servicedir>\(directory)/services</servicedir><auth>EXTERNAL</auth>
-                <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow own="*"/></policy></busconfig>
+                <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>
                 """
             try writeFile(directory + "/bus.conf", config)
             let started = try ChildProcess(
@@ -36,6 +36,7 @@ public enum DBusBenchmark {
             guard lines.count >= 2, let pid = pid_t(lines[1]) else { throw BenchError("dbus-daemon did not start") }
             address = lines[0]
             self.pid = pid
+            for _ in 0..<500 where access(directory + "/bus", F_OK) != 0 { usleep(10_000) }
         }
 
         deinit { kill(pid, SIGTERM) }

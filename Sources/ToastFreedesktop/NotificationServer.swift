@@ -92,11 +92,28 @@ public final class NotificationServer: @unchecked Sendable {
     // MARK: - The thread
 
     private func run() {
-        do {
-            guard try connect() else { return }
-        } catch {
-            onState(.failed("\(error)"))
-            return
+        // A session bus may come up after toastd (socket activation at login):
+        // retry with backoff (0.25 s doubling to 5 s) until it answers.
+        var backoff: Int32 = 250
+        var lastFailure = ""
+        while true {
+            do {
+                guard try connect() else { return }
+                break
+            } catch {
+                if let bus { sd_bus_flush_close_unref(bus) }
+                bus = nil
+                requests = nil
+                events = nil
+                // Said once per reason, not once per attempt.
+                if "\(error)" != lastFailure {
+                    lastFailure = "\(error)"
+                    onState(.failed("\(error); retrying"))
+                }
+                var stop = pollfd(fd: stopPipe.read, events: Int16(POLLIN), revents: 0)
+                if poll(&stop, 1, backoff) > 0 { return }
+                backoff = min(5_000, backoff * 2)
+            }
         }
         onState(.owner)
         defer {
