@@ -108,7 +108,7 @@ public final class NotifyMirror {
                 log("mirroring toastd at \(configuration.socketPath)")
             } catch {
                 if case .impostor = error { throw Refusal(description: "\(error)") }
-                return lost("toastd: \(error)".split(separator: "\n").first.map(String.init) ?? "toastd is gone")
+                return lostToastd("\(error)".split(separator: "\n").first.map(String.init) ?? "gone")
             }
         }
     }
@@ -136,15 +136,27 @@ public final class NotifyMirror {
         log("showing toasts on \(information.name)")
     }
 
+    /// The bus connection is gone: the notifier's ids went with it (or
+    /// belong to a server that restarted), so everything is shown anew from
+    /// a fresh snapshot once both sides are back.
     private func lost(_ why: String) {
         log("disconnected: \(why); retrying in \(Double(backoff) / 1000) s")
         client = nil
         subscription = nil
-        // The notifier's ids are gone with its connection, or belong to a server that restarted.
         notifierID = [:]
         toastID = [:]
         closing = []
         position = StreamPosition()
+        retryAt = monotonicMilliseconds() + backoff
+        backoff = min(5_000, backoff * 2)
+    }
+
+    /// toastd is gone (a restart): the notifications it shows stay, and the
+    /// subscription resumes where it stopped, or resyncs from a snapshot
+    /// that updates them in place and closes what ended meanwhile.
+    private func lostToastd(_ why: String) {
+        log("toastd: \(why); retrying in \(Double(backoff) / 1000) s")
+        subscription = nil
         retryAt = monotonicMilliseconds() + backoff
         backoff = min(5_000, backoff * 2)
     }
@@ -156,13 +168,13 @@ public final class NotifyMirror {
         do {
             try subscription.receive()
         } catch {
-            return lost("toastd closed the connection")
+            return lostToastd("it closed the connection")
         }
         while let line = subscription.bufferedLine() {
             guard let value = try? JSONValue.parse(line) else { continue }
             position.note(value)
             if value["ok"] == .bool(false) {
-                return lost(value["error"]?["message"]?.stringValue ?? "toastd refused the subscription")
+                return lostToastd(value["error"]?["message"]?.stringValue ?? "it refused the subscription")
             }
             guard let event = value["event"]?.stringValue else { continue }
             switch event {

@@ -135,6 +135,11 @@ struct FreedesktopBridgeTests {
         let introspection = try session.run("/usr/bin/busctl", ["--user", "introspect", "org.freedesktop.Notifications", "/org/freedesktop/Notifications"])
         #expect(introspection.stdout.contains(".Notify") && introspection.stdout.contains("susssasa{sv}i"), "\(introspection.stdout)\(introspection.stderr)")
         #expect(introspection.stdout.contains(".NotificationClosed"))
+        let gdbus = try session.run(
+            "/usr/bin/gdbus", ["introspect", "--session", "--dest", "org.freedesktop.Notifications", "--object-path", "/org/freedesktop/Notifications"]
+        )
+        #expect(gdbus.stdout.contains("Notify(in  s app_name,"), "\(gdbus.stdout)\(gdbus.stderr)")
+        #expect(gdbus.stdout.contains("NotificationClosed(u id,"), "\(gdbus.stdout)")
     }
 
     @Test(.enabled(if: available)) func actionsWaitAndCloseReasonsReachTheBus() throws {

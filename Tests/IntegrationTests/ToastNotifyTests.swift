@@ -92,6 +92,34 @@ struct ToastNotifyTests {
         #expect(try desktop.wait { try desktop.count() == 0 })
     }
 
+    /// toastd restarts under it (a watchdog restart): toast-notify resumes
+    /// and goes on mirroring.
+    @Test(.enabled(if: available)) func itReconnectsWhenToastdRestarts() throws {
+        let desktop = try Desktop()
+        let daemon = try DaemonFixture()
+        let mirror = try DaemonFixture.spawn(
+            DaemonFixture.binaryDirectory.appending(path: "toast-notify").path, [],
+            environment: ["DBUS_SESSION_BUS_ADDRESS": desktop.session.address, "TOASTD_SOCKET": daemon.socket]
+        )
+        defer {
+            kill(mirror, SIGTERM)
+            DaemonFixture.wait(mirror)
+        }
+        usleep(500_000)
+        #expect(try daemon.toastctl("add", "before", "--duration", "indefinite").status == 0)
+        #expect(try desktop.wait { try desktop.count() == 1 })
+        daemon.process.terminate()
+        daemon.process.waitUntilExit()
+        let restarted = try DaemonFixture.restart(on: daemon)
+        defer { restarted.terminate(); restarted.waitUntilExit() }
+        #expect(try DaemonFixture.toastctl(["add", "after", "--duration", "indefinite"], socket: daemon.socket).status == 0)
+        // The same instance (durable state): it resumes, and shows the new
+        // toast beside the old one, which it does not show twice.
+        #expect(try desktop.wait { try desktop.count() == 2 })
+        usleep(600_000)
+        #expect(try desktop.count() == 2)
+    }
+
     @Test(.enabled(if: FreedesktopBridgeTests.available)) func itRefusesToMirrorToastdOntoItself() throws {
         let session = try FreedesktopBridgeTests.Session()
         let outcome = try DaemonFixture.run(
