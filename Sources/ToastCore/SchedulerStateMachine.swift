@@ -441,6 +441,7 @@ public struct SchedulerStateMachine: Sendable {
         for id in promoted.sorted() {
             present(id)
         }
+        for key in stacks.keys.sorted() { dropIfEmpty(key) }
     }
 
     /// Expires every shown toast whose deadline has passed, earliest first.
@@ -489,7 +490,9 @@ public struct SchedulerStateMachine: Sendable {
             }
             emit(.cancelled(record, cancelled))
         }
-        dropIfEmpty(key)
+        // A toast taken off its queue by a filler: the filler may hold others
+        // it took from the same stack, and drops the stack when it is done.
+        if !dequeued { dropIfEmpty(key) }
     }
 
     private mutating func dropIfEmpty(_ key: StackKey) {

@@ -102,6 +102,22 @@ struct SchedulerStalenessTests {
         #expect(h.takeEvents() == ["resumed", "cancelled \(old) invalidated", "presented \(next)", "presented \(newer)"])
     }
 
+    /// Found by the fuzzer: on resume, a stack whose waiting toasts are a
+    /// valid one and then a stale one, with slots for both. The stale one
+    /// ends while the valid one, already taken off the queue, waits to be
+    /// shown: the stack must still be there for it.
+    @Test func resumeWithAValidThenAStaleToastInOneStack() {
+        var h = SchedulerHarness(SchedulerConfiguration(maxVisible: 3))
+        h.send(.pause)
+        let valid = h.add(toast("valid", source: "other"))
+        let stale = h.add(toast("stale", source: "S", invalidation: .contextChanged))
+        h.add(toast("newer", alignment: .bottom, source: "S"))
+        _ = h.takeEvents()
+        h.send(.resume)
+        #expect(h.takeEvents() == ["resumed", "cancelled \(stale) invalidated", "presented \(valid)", "presented 3"])
+        #expect(h.shown == [valid, 3])
+    }
+
     /// Failure 4: a dedupe takes the fields `update` may change and keeps
     /// the ones it may not (source, cancellation, invalidation).
     @Test func aDedupeKeepsTheSourceAndThePoliciesOfTheFirstAdder() throws {
