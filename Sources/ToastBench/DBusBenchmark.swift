@@ -19,14 +19,7 @@ public enum DBusBenchmark {
             guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp failed") }
             let directory = String(cString: made)
             mkdir(directory + "/services", 0o700)
-            let config = """
-                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-                 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-                <busconfig><type>session</type><listen>unix:path=\(directory)/bus</listen>
-                <servicedir>\(directory)/services</servicedir><auth>EXTERNAL</auth>
-                <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>
-                """
-            try writeFile(directory + "/bus.conf", config)
+            try writeFile(directory + "/bus.conf", PrivateSessionBus.configuration(directory: directory))
             let started = try ChildProcess(
                 "/usr/bin/dbus-daemon", ["--config-file=\(directory)/bus.conf", "--fork", "--print-address=1", "--print-pid=1"],
                 output: directory + "/started"

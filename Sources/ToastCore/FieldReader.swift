@@ -54,25 +54,17 @@ struct FieldReader {
         return bool
     }
 
-    func positiveInteger(_ key: String) throws(ToastError) -> UInt64? {
+    /// An integer from `minimum` to 2^53-1 (the largest every JSON
+    /// implementation reads exactly): ids and counts from 1, `since` from 0.
+    func integer(_ key: String, from minimum: Int64 = 1) throws(ToastError) -> UInt64? {
         guard let value = members[key] else { return nil }
-        guard let int = value.intValue, int > 0, int <= Self.maxSafeInteger else {
-            throw ToastError.invalid(path + key, "must be an integer from 1 to 2^53-1, not \(value.serialized.prefix(32))")
+        guard let int = value.intValue, int >= minimum, int <= Self.maxSafeInteger else {
+            throw ToastError.invalid(path + key, "must be an integer from \(minimum) to 2^53-1, not \(value.serialized.prefix(32))")
         }
         return UInt64(int)
     }
 
-    /// The largest integer every JSON implementation reads exactly (2^53-1).
     static let maxSafeInteger: Int64 = (1 << 53) - 1
-
-    /// A non-negative integer no larger than 2^53-1.
-    func sequenceNumber(_ key: String) throws(ToastError) -> UInt64? {
-        guard let value = members[key] else { return nil }
-        guard let int = value.intValue, int >= 0, int <= Self.maxSafeInteger else {
-            throw ToastError.invalid(path + key, "must be an integer from 0 to 2^53-1, not \(value.serialized.prefix(32))")
-        }
-        return UInt64(int)
-    }
 
     func enumeration<T: RawRepresentable & CaseIterable>(_ key: String, _: T.Type) throws(ToastError) -> T?
     where T.RawValue == String {

@@ -89,6 +89,11 @@ public enum ProtocolInfo {
     public static let defaultHistorySize = 1_000
     /// How many published events are kept for `subscribe` with `since`, by default.
     public static let defaultResumeEvents = 10_000
+    /// A fresh instance name (see `hello`): 64 random bits in hex.
+    public static func newInstance() -> String {
+        let hex = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
     /// The longest request line accepted by default, in bytes (newline excluded).
     public static let defaultMaxLineBytes = 65_536
 }

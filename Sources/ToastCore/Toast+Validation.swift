@@ -48,7 +48,7 @@ extension Toast {
     }
 
     static func checkText(_ text: String, field: String, max: Int) throws(ToastError) {
-        if text.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) {
+        if text.isBlank {
             throw .invalid(field, "must not be empty or only whitespace")
         }
         if text.utf8.count > max {
@@ -116,4 +116,9 @@ extension ToastProgress {
             throw .invalid(field, "a progress fraction must be between 0 and 1 (got \(value))")
         }
     }
+}
+
+extension String {
+    /// Empty, or only white space: what no text member of a toast may be.
+    public var isBlank: Bool { unicodeScalars.allSatisfy(\.properties.isWhitespace) }
 }

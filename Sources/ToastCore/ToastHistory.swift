@@ -21,8 +21,10 @@ public struct ToastHistory: Sendable {
             self.seq = seq
         }
 
-        /// The entry of an end event, or nil for any other event.
+        /// The entry of an end event, or nil for any other event and for a
+        /// toast that asked not to be kept (`transient`).
         public init?(_ event: ToastEvent) {
+            guard event.record?.toast.transient != true else { return nil }
             switch event.kind {
             case .dismissed(let record, let reason):
                 self.init(record: record, shown: true, reason: reason.rawValue, endedAt: event.time, seq: event.seq)
@@ -69,9 +71,8 @@ public struct ToastHistory: Sendable {
 
     public var count: Int { min(entries.count, capacity) }
 
-    /// Keeps an ended toast, unless it asked not to be kept (`transient`).
     public mutating func append(_ entry: Entry) {
-        guard capacity > 0, !entry.record.toast.transient else { return }
+        guard capacity > 0 else { return }
         entries.append(entry)
         // Drop in chunks, so that a full history does not shift on every end.
         if entries.count > capacity + max(16, capacity / 8) {

@@ -162,10 +162,11 @@ public struct ToastService: Sendable {
                 command = .add(toast)
             }
             let transition = scheduler.handle(command, now: now)
-            if let connection, case .success(.added(let record, _, _)) = transition.reply {
-                noteAdder(connection, of: record.id)
-            } else if let connection, case .success(.updated(let record)) = transition.reply {
-                noteAdder(connection, of: record.id)
+            switch transition.reply {
+            case .success(.added(let record, _, _)), .success(.updated(let record)):
+                if let connection { noteAdder(connection, of: record.id) }
+            default:
+                break
             }
             return Response(ref: ref, result: transition.reply, effects: transition.effects)
         case .hello(let hello):
@@ -250,9 +251,6 @@ public struct ToastService: Sendable {
         guard let source = peers.removeValue(forKey: connection)?.bound else { return [] }
         return scheduler.handle(.endSource(source), now: now).effects
     }
-
-    /// The default source of a connection's toasts, after any `hello`.
-    public func source(of connection: EventRouter.ConnectionID) -> String? { peers[connection]?.source }
 
     /// The source a connection bound with `hello`, if any.
     public func boundSource(of connection: EventRouter.ConnectionID) -> String? { peers[connection]?.bound }

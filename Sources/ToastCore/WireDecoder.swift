@@ -47,7 +47,7 @@ public enum WireDecoder {
         switch op {
         case "hello":
             try only("version", "client", "source", "bindSource")
-            guard let version = try fields.positiveInteger("version") else { throw fields.missing("version") }
+            guard let version = try fields.integer("version") else { throw fields.missing("version") }
             let source = try fields.string("source")
             if let source { try Toast.checkText(source, field: "source", max: ToastLimits.sourceBytes) }
             let bindSource = try fields.bool("bindSource") ?? false
@@ -117,7 +117,7 @@ public enum WireDecoder {
             return .subscribe(
                 Request.Subscribe(
                     filter: try decodeFilter(fields), snapshot: try fields.bool("snapshot") ?? true,
-                    since: try fields.sequenceNumber("since"), instance: instance
+                    since: try fields.integer("since", from: 0), instance: instance
                 )
             )
         case "status":
@@ -128,12 +128,12 @@ public enum WireDecoder {
             var query = ToastHistory.Query(filter: try decodeFilter(fields))
             query.source = try fields.string("source")
             if let source = query.source { try Toast.checkText(source, field: "source", max: ToastLimits.sourceBytes) }
-            query.since = try fields.sequenceNumber("since").map { ToastInstant($0) }
-            query.limit = try fields.positiveInteger("limit").map { Int(clamping: $0) }
+            query.since = try fields.integer("since", from: 0).map { ToastInstant($0) }
+            query.limit = try fields.integer("limit").map { Int(clamping: $0) }
             return .history(query)
         case "restore":
             try only("id", "latest")
-            switch (try fields.positiveInteger("id"), try fields.bool("latest") ?? false) {
+            switch (try fields.integer("id"), try fields.bool("latest") ?? false) {
             case (let id?, false): return .restore(id)
             case (nil, true): return .restore(nil)
             case (.some, true):
@@ -156,7 +156,7 @@ public enum WireDecoder {
     // MARK: - Parts
 
     static func decodeTarget(_ fields: FieldReader) throws(ToastError) -> ToastTarget {
-        let id = try fields.positiveInteger("id")
+        let id = try fields.integer("id")
         let reuseID = try fields.string("reuseId")
         let scene = try fields.string("scene")
         switch (id, reuseID) {

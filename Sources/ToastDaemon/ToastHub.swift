@@ -52,7 +52,7 @@ final class ToastHub: @unchecked Sendable {
         switch storage {
         case .ephemeral, .degraded:
             service = ToastService(
-                configuration: configuration, instance: Self.makeInstance(), resumeEvents: limits.resumeEvents,
+                configuration: configuration, instance: ProtocolInfo.newInstance(), resumeEvents: limits.resumeEvents,
                 history: ToastHistory(capacity: limits.historySize)
             )
         case .durable(_, let loaded):
@@ -80,12 +80,6 @@ final class ToastHub: @unchecked Sendable {
         return persistence.idle
     }
 
-    /// A fresh instance name: 64 random bits in hex.
-    static func makeInstance() -> String {
-        let value = UInt64.random(in: 0...UInt64.max)
-        let hex = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
-    }
 
     /// Confined to the hub's event loop, like the hub itself.
     final class Connection: @unchecked Sendable {

@@ -73,19 +73,19 @@ public enum NotificationMapping {
         let summary = plainText(notification.summary)
         let body = plainText(notification.body)
         var toast: Toast
-        if body.unicodeScalars.allSatisfy(\.properties.isWhitespace) {
-            let text = summary.unicodeScalars.allSatisfy(\.properties.isWhitespace) ? notification.appName : summary
+        if body.isBlank {
+            let text = summary.isBlank ? notification.appName : summary
             toast = Toast(message: clip(text.isEmpty ? "(no text)" : text, bytes: ToastLimits.messageBytes))
         } else {
             toast = Toast(message: clip(body, bytes: ToastLimits.messageBytes))
-            if !summary.unicodeScalars.allSatisfy(\.properties.isWhitespace) {
+            if !summary.isBlank {
                 toast.title = clip(summary, bytes: ToastLimits.titleBytes)
             }
         }
-        let app = notification.appName.unicodeScalars.allSatisfy(\.properties.isWhitespace) ? fallback : notification.appName
+        let app = notification.appName.isBlank ? fallback : notification.appName
         toast.source = clip(app, bytes: ToastLimits.sourceBytes)
         let icon = notification.appIcon
-        if !icon.unicodeScalars.allSatisfy(\.properties.isWhitespace), icon.utf8.count <= ToastLimits.iconBytes {
+        if !icon.isBlank, icon.utf8.count <= ToastLimits.iconBytes {
             toast.icon = icon
         }
         let urgency = notification.hints.urgency ?? 1
@@ -134,14 +134,14 @@ public enum NotificationMapping {
             let id = isActionID(pair.key) && keys.toKey[pair.key] == nil ? pair.key : "a\(position + 1)"
             let label = plainText(pair.label)
             actions.append(
-                ToastAction(id: id, label: clip(label.unicodeScalars.allSatisfy(\.properties.isWhitespace) ? pair.key : label, bytes: ToastLimits.actionLabelBytes))
+                ToastAction(id: id, label: clip(label.isBlank ? pair.key : label, bytes: ToastLimits.actionLabelBytes))
             )
             keys.toKey[id] = pair.key
         }
         // A label that is still empty (an empty key too) would break the toast's rules.
         actions = actions.map { action in
             var action = action
-            if action.label.unicodeScalars.allSatisfy(\.properties.isWhitespace) { action.label = action.id }
+            if action.label.isBlank { action.label = action.id }
             return action
         }
         return (actions, keys)

@@ -78,7 +78,7 @@ public final class ToastStore: @unchecked Sendable {
             case .dismissed(let record, _), .cancelled(let record, _):
                 upserts[record.id] = nil
                 deletes.insert(record.id)
-                if let entry = ToastHistory.Entry(event), !record.toast.transient { ended.append(entry) }
+                if let entry = ToastHistory.Entry(event) { ended.append(entry) }
             case .action:
                 break
             case .paused:
@@ -233,7 +233,7 @@ public final class ToastStore: @unchecked Sendable {
             for row in try Row.fetchAll(db, sql: "SELECT key, value FROM meta") { meta[row["key"]] = row["value"] }
             var instance = meta["instance"].flatMap { String.fromDatabaseValue($0) } ?? ""
             if instance.isEmpty {
-                instance = Self.makeInstance()
+                instance = ProtocolInfo.newInstance()
                 try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES ('instance', ?)", arguments: [instance])
             }
             let records = try String.fetchAll(db, sql: "SELECT body FROM toast ORDER BY id").map(Self.decodeRecord)
@@ -261,11 +261,6 @@ public final class ToastStore: @unchecked Sendable {
             let bound = try String.fetchAll(db, sql: "SELECT source FROM bound_source ORDER BY source")
             return Loaded(state: state, instance: instance, history: history, boundSources: bound, notes: notes)
         }
-    }
-
-    static func makeInstance() -> String {
-        let hex = String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     // MARK: - Committing

@@ -22,14 +22,7 @@ struct FreedesktopBridgeTests {
             let directory = FileManager.default.temporaryDirectory.appending(path: "toastd-bus-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: directory.appending(path: "services"), withIntermediateDirectories: true)
             let config = directory.appending(path: "bus.conf")
-            try """
-                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-                 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-                <busconfig><type>session</type><listen>unix:path=\(directory.path)/bus</listen>
-                <servicedir>\(directory.path)/services</servicedir><auth>EXTERNAL</auth>
-                <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
-                </busconfig>
-                """.write(to: config, atomically: true, encoding: .utf8)
+            try PrivateSessionBus.configuration(directory: directory.path).write(to: config, atomically: true, encoding: .utf8)
             let started = try DaemonFixture.run(
                 "/usr/bin/dbus-daemon", ["--config-file=\(config.path)", "--fork", "--print-address=1", "--print-pid=1"]
             )
