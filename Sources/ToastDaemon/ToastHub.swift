@@ -37,9 +37,13 @@ final class ToastHub: @unchecked Sendable {
     private var timer: Scheduled<Void>?
     private(set) var isShuttingDown = false
     private let persistence: StatePersistence
-    /// The writes of the current step: connection, bytes, and whether they
-    /// bypass the lag bound (replies, origin events).
-    private var outbox: [(connection: Int, bytes: ByteBuffer, force: Bool)] = []
+    /// The writes of the current step: connection, bytes, and the event's
+    /// sequence number for subscriber deliveries (`nil` for writes that
+    /// bypass the lag bound: replies, notices, origin events).
+    private var outbox: [(connection: Int, bytes: ByteBuffer, seq: UInt64?)] = []
+    /// The newest event whose step was committed and let out: what a
+    /// subscriber catching up may be given.
+    private var releasedSequence: UInt64 = 0
 
     /// `restored`: the state of a durable toastd, loaded from its store.
     init(
@@ -63,6 +67,7 @@ final class ToastHub: @unchecked Sendable {
             )
         }
         persistence = StatePersistence(storage: storage, loop: loop, logger: logger)
+        releasedSequence = service.scheduler.lastSequence
     }
 
     /// The first step of a restored daemon, before it serves: sources bound
@@ -89,8 +94,13 @@ final class ToastHub: @unchecked Sendable {
         var pendingBytes = 0
         /// Written since the last flush; see `send`.
         var unflushedBytes = 0
-        var lagged = false
-        var dropped = 0
+        /// While the subscriber catches up after its buffer filled: the
+        /// last event it was given. Its later events come from the backlog.
+        var behind: UInt64?
+        /// A catch-up turn is queued on the loop.
+        var catchUpQueued = false
+        /// Bytes were taken by the kernel since the lag timer last looked.
+        var drained = false
 
         init(id: Int, channel: any Channel) {
             self.id = id
@@ -171,8 +181,8 @@ final class ToastHub: @unchecked Sendable {
             break
         }
         if let change = response.historyChange { persistence.note(change) }
-        if let reply { send(ByteBuffer(bytes: reply), to: connection, force: true) }
-        for line in afterReply { send(ByteBuffer(bytes: line), to: connection, force: true) }
+        if let reply { send(ByteBuffer(bytes: reply), to: connection) }
+        for line in afterReply { send(ByteBuffer(bytes: line), to: connection) }
         apply(response.effects)
     }
 
@@ -193,11 +203,13 @@ final class ToastHub: @unchecked Sendable {
         loop.preconditionInEventLoop()
         let writes = outbox
         outbox = []
+        let lastSequence = service.scheduler.lastSequence
         persistence.endStep(service.scheduler) { [self] in
+            releasedSequence = max(releasedSequence, lastSequence)
             var touched: [Int: Connection] = [:]
             for write in writes {
                 guard let connection = connections[write.connection] else { continue }
-                self.write(write.bytes, to: connection, force: write.force)
+                self.write(write.bytes, to: connection, seq: write.seq)
                 touched[connection.id] = connection
             }
             for connection in touched.values {
@@ -210,7 +222,7 @@ final class ToastHub: @unchecked Sendable {
     func rejectLongLine(from id: Int, maxLineBytes: Int) {
         guard let connection = connections[id] else { return }
         let error = ToastError(.lineTooLong, "the line exceeds \(maxLineBytes) bytes; it was discarded up to its newline")
-        send(ByteBuffer(bytes: WireEncoder.line(WireEncoder.failure(ref: nil, error: error))), to: connection, force: true)
+        send(ByteBuffer(bytes: WireEncoder.line(WireEncoder.failure(ref: nil, error: error))), to: connection)
     }
 
     private func status() -> JSONValue {
@@ -246,7 +258,7 @@ final class ToastHub: @unchecked Sendable {
             persistence.note(publication.event)
             let bytes = ByteBuffer(bytes: publication.line)
             for delivery in publication.deliveries {
-                outbox.append((delivery.connection, bytes, !delivery.asSubscriber))
+                outbox.append((delivery.connection, bytes, delivery.asSubscriber ? publication.event.seq : nil))
             }
         }
         for effect in effects {
@@ -267,22 +279,23 @@ final class ToastHub: @unchecked Sendable {
         }
     }
 
-    /// Queues a write for the end of the step.
-    private func send(_ bytes: ByteBuffer, to connection: Connection, force: Bool = false) {
-        outbox.append((connection.id, bytes, force))
+    /// Queues a write for the end of the step. `seq` marks a subscriber
+    /// delivery, which the lag bound applies to.
+    private func send(_ bytes: ByteBuffer, to connection: Connection, seq: UInt64? = nil) {
+        outbox.append((connection.id, bytes, seq))
     }
 
-    /// Writes to a connection through its bounded buffer. Subscriber events
-    /// that do not fit are dropped and the subscriber is marked lagged; when
-    /// its buffer drains it gets `lagged` and a fresh snapshot.
-    private func write(_ bytes: ByteBuffer, to connection: Connection, force: Bool) {
-        if !force {
-            if connection.lagged {
-                connection.dropped += 1
-                return
-            }
-            if connection.pendingBytes + bytes.readableBytes > limits.subscriberBufferBytes {
-                startLag(connection)
+    /// Writes to a connection through its bounded buffer. A subscriber event
+    /// that does not fit is not written: the subscriber falls behind, and
+    /// once its buffer drains it catches up from the backlog (PROTOCOL.md,
+    /// section 6.5). Its memory stays bounded by the buffer; the backlog is
+    /// shared.
+    private func write(_ bytes: ByteBuffer, to connection: Connection, seq: UInt64?) {
+        if let seq {
+            if connection.behind != nil { return }
+            // An event always fits an empty buffer, however large it is.
+            if connection.pendingBytes > 0, connection.pendingBytes + bytes.readableBytes > limits.subscriberBufferBytes {
+                fallBehind(connection, lastGiven: seq - 1)
                 return
             }
         }
@@ -291,15 +304,21 @@ final class ToastHub: @unchecked Sendable {
         let promise = loop.makePromise(of: Void.self)
         promise.futureResult.whenComplete { [self] _ in
             connection.pendingBytes -= size
-            if connection.lagged && connection.pendingBytes == 0 && connections[connection.id] != nil {
-                recoverFromLag(connection)
+            connection.drained = true
+            if connection.behind != nil, !connection.catchUpQueued,
+                connection.pendingBytes <= limits.subscriberBufferBytes / 2, connections[connection.id] != nil
+            {
+                // Not from inside the flush that completed this write.
+                connection.catchUpQueued = true
+                loop.execute { [self] in
+                    connection.catchUpQueued = false
+                    catchUp(connection)
+                }
             }
         }
         connection.channel.write(bytes, promise: promise)
         // A burst (a clear of thousands, a flood) is flushed as it goes, so
-        // the kernel takes what it can while a reader drains the other end;
-        // otherwise the whole burst would count against every subscriber's
-        // buffer at once and lag even a reader that keeps up.
+        // the kernel takes what it can while a reader drains the other end.
         connection.unflushedBytes += size
         if connection.unflushedBytes >= Self.burstFlushBytes {
             connection.unflushedBytes = 0
@@ -309,28 +328,69 @@ final class ToastHub: @unchecked Sendable {
 
     static let burstFlushBytes = 64 << 10
 
-    private func startLag(_ connection: Connection) {
-        connection.lagged = true
-        connection.dropped = 1
-        logger.notice("subscriber fell behind; dropping its events", metadata: ["connection": "\(connection.id)"])
+    private func fallBehind(_ connection: Connection, lastGiven: UInt64) {
+        connection.behind = lastGiven
+        connection.drained = false
+        logger.notice("subscriber fell behind; it catches up from the backlog", metadata: ["connection": "\(connection.id)"])
+        armLagTimer(connection)
+    }
+
+    /// A subscriber that takes no bytes for the lag timeout while behind is
+    /// disconnected; one that reads, however slowly, is not.
+    private func armLagTimer(_ connection: Connection) {
         loop.scheduleTask(in: limits.lagTimeout) { [self] in
-            guard connection.lagged, connections[connection.id] != nil else { return }
+            guard connection.behind != nil, connections[connection.id] != nil else { return }
+            if connection.drained {
+                connection.drained = false
+                armLagTimer(connection)
+                return
+            }
             logger.warning("disconnecting a subscriber that stopped reading", metadata: ["connection": "\(connection.id)"])
             connection.channel.close(promise: nil)
         }
     }
 
+    /// Gives a subscriber that fell behind its next events from the backlog,
+    /// as many as fit its buffer; it is live again once it has every event
+    /// let out so far. When the backlog no longer holds what it missed, it
+    /// gets `lagged` and a fresh snapshot instead.
+    private func catchUp(_ connection: Connection) {
+        guard let behind = connection.behind, connections[connection.id] != nil else { return }
+        let filter = service.router.filter(of: connection.id) ?? EventFilter()
+        guard
+            let missed = service.backlog.events(after: behind, lastSequence: service.scheduler.lastSequence, matching: filter)
+        else {
+            resync(connection, dropped: Int(releasedSequence - behind))
+            return
+        }
+        var given = behind
+        var complete = true
+        for entry in missed {
+            guard entry.seq <= releasedSequence else { break }
+            guard connection.pendingBytes == 0 || connection.pendingBytes + entry.line.count <= limits.subscriberBufferBytes
+            else {
+                complete = false
+                break
+            }
+            write(ByteBuffer(bytes: entry.line), to: connection, seq: nil)
+            given = entry.seq
+        }
+        connection.behind = complete ? nil : given
+        connection.unflushedBytes = 0
+        connection.channel.flush()
+    }
+
     /// `lagged`, then a snapshot: a step of its own, so that it goes out in
     /// order with the steps before it.
-    private func recoverFromLag(_ connection: Connection) {
-        connection.lagged = false
+    private func resync(_ connection: Connection, dropped: Int) {
+        connection.behind = nil
         let notice: JSONValue = [
             "event": "lagged", "seq": .int(Int64(service.scheduler.lastSequence)), "time": .int(clock.now()),
-            "dropped": .int(Int64(connection.dropped)),
+            "dropped": .int(Int64(dropped)),
         ]
         let pending = outbox
         outbox = []
-        send(ByteBuffer(bytes: WireEncoder.line(notice)), to: connection, force: true)
+        send(ByteBuffer(bytes: WireEncoder.line(notice)), to: connection)
         sendSnapshot(to: connection)
         endStep()
         outbox = pending
@@ -338,7 +398,7 @@ final class ToastHub: @unchecked Sendable {
 
     private func sendSnapshot(to connection: Connection) {
         let filter = service.router.filter(of: connection.id) ?? EventFilter()
-        send(ByteBuffer(bytes: service.snapshotLine(filter: filter, now: clock.now())), to: connection, force: true)
+        send(ByteBuffer(bytes: service.snapshotLine(filter: filter, now: clock.now())), to: connection)
     }
 
     // MARK: - Shutdown

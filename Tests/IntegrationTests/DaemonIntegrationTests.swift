@@ -199,7 +199,10 @@ struct DaemonIntegrationTests {
     @Test func aStalledSubscriberNeitherBlocksOthersNorGrowsMemory() throws {
         // 3,000 events of ~500 bytes overflow 512 KiB thrice over; the room is
         // for the healthy readers, which run slowly under ThreadSanitizer.
-        let daemon = try DaemonFixture(arguments: ["--subscriber-buffer-bytes", "524288", "--subscriber-lag-timeout", "120"])
+        // The backlog holds 1,000 events, so the stalled one cannot catch up from it.
+        let daemon = try DaemonFixture(arguments: [
+            "--subscriber-buffer-bytes", "524288", "--subscriber-lag-timeout", "120", "--resume-events", "1000",
+        ])
         let stalled = try daemon.connect()
         try stalled.send(["op": "subscribe"])  // and does not read until the flood is over
         let healthy = try (0..<4).map { _ in try daemon.subscribe() }
@@ -251,6 +254,32 @@ struct DaemonIntegrationTests {
         }
         #expect(events.filter { $0 == "presented" || $0 == "queued" }.count < count)
         #expect(events.suffix(2) == ["lagged", "snapshot"])
+    }
+
+    /// A subscriber whose buffer fills is given what it missed from the
+    /// backlog once it reads again: every event, in order, and no `lagged`.
+    @Test func aSubscriberThatFallsBehindWithinTheBacklogCatchesUpWithEveryEvent() throws {
+        let daemon = try DaemonFixture(arguments: ["--subscriber-buffer-bytes", "65536"])
+        let subscriber = try daemon.subscribe()  // and does not read until the adds are done
+        let writer = try daemon.connect()
+        let count = 1_500
+        let text = String(repeating: "z", count: 400)
+        for batch in stride(from: 0, to: count, by: 100) {
+            for index in batch..<batch + 100 {
+                try writer.send(["op": "add", "toast": ["message": .string("\(index) \(text)"), "duration": "indefinite"]])
+            }
+            for _ in 0..<100 { #expect(try writer.readReply(timeout: 20_000)["ok"] == true) }
+        }
+        var sequences: [Int64] = []
+        var kinds: Set<String> = []
+        while sequences.count < count {
+            let line = try subscriber.readLine(timeout: 10_000)
+            guard let event = line["event"]?.stringValue else { continue }
+            kinds.insert(event)
+            if event == "presented" || event == "queued", case .int(let seq)? = line["seq"] { sequences.append(seq) }
+        }
+        #expect(!kinds.contains("lagged"))
+        #expect(sequences == Array(1...Int64(count)))
     }
 
     @Test func aSubscriberThatNeverReadsIsDisconnectedAfterTheLagTimeout() throws {
