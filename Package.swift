@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         // GRDB links the system SQLite: libsqlite3-dev (scripts/ensure-packages.sh installs it).
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // The configuration file's parser (toml++ inside; line and column for syntax errors).
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // The pure core: model, validation, scheduler state machine, wire codec.
@@ -39,6 +41,8 @@ let package = Package(
             name: "ToastStore",
             dependencies: ["ToastCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // The configuration file: role defaults, limits, levels, modes and rules, checked with positions.
+        .target(name: "ToastConfig", dependencies: ["ToastCore", .product(name: "TOMLKit", package: "TOMLKit")]),
         // org.freedesktop.Notifications over sd-bus: toastd as the desktop's notification server.
         .target(name: "ToastFreedesktop", dependencies: ["ToastCore", "ToastClient", "CSystemd"]),
         // The daemon: the socket server on swift-nio around the core.
@@ -47,6 +51,7 @@ let package = Package(
             dependencies: [
                 "ToastCore",
                 "ToastStore",
+                "ToastConfig",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -64,6 +69,7 @@ let package = Package(
             name: "toastd",
             dependencies: [
                 "ToastDaemon",
+                "ToastConfig",
                 "ToastStore",
                 "ToastFreedesktop",
                 "Systemd",
@@ -120,6 +126,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        .testTarget(name: "ToastConfigTests", dependencies: ["ToastConfig", "ToastCore"]),
         .testTarget(name: "ToastBenchTests", dependencies: ["ToastBench", "ToastCore"]),
         .testTarget(name: "ToastFreedesktopTests", dependencies: ["ToastFreedesktop", "ToastCore"]),
         .testTarget(name: "ToastStoreTests", dependencies: ["ToastStore", "ToastCore"], resources: [.copy("Fixtures")]),
@@ -140,6 +147,7 @@ let package = Package(
             name: "ToastCoreTests",
             dependencies: [
                 "ToastCore",
+                "ToastConfig",
                 "ToastFuzzing",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]

@@ -84,7 +84,7 @@ def main() -> int:
                         check("request", request[0], request[1], expect_valid=False)
             elif match := EVENT.match(line):
                 check("event", json.loads(match[4]), where)
-            elif line and not line.startswith(("#", "@", "close ")):
+            elif line and not line.startswith(("#", "@", "close ", "!run ")):
                 failures.append(f"{where}: not a transcript line")
     for extra in sys.argv[1:]:
         for number, line in enumerate(pathlib.Path(extra).read_text().splitlines(), 1):

@@ -66,6 +66,15 @@ struct FieldReader {
 
     static let maxSafeInteger: Int64 = (1 << 53) - 1
 
+    /// A pause level or a toast's level: an integer from 0 to 100.
+    func level(_ key: String) throws(ToastError) -> Int? {
+        guard let value = members[key] else { return nil }
+        guard let int = value.intValue, PauseLevels.range.contains(Int(clamping: int)) else {
+            throw ToastError.invalid(path + key, "must be an integer from 0 to 100, not \(value.serialized.prefix(32))")
+        }
+        return Int(int)
+    }
+
     func enumeration<T: RawRepresentable & CaseIterable>(_ key: String, _: T.Type) throws(ToastError) -> T?
     where T.RawValue == String {
         guard let raw = try string(key) else { return nil }

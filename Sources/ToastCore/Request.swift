@@ -3,10 +3,14 @@ public struct RequestEnvelope: Sendable, Hashable {
     /// The client's correlation value, echoed in the reply (any JSON value).
     public var ref: JSONValue?
     public var request: Request
+    /// For `add`: the toast fields the sender left out, which its role's
+    /// configured defaults may fill.
+    public var defaulted: ToastFieldSet
 
-    public init(ref: JSONValue? = nil, request: Request) {
+    public init(ref: JSONValue? = nil, request: Request, defaulted: ToastFieldSet = []) {
         self.ref = ref
         self.request = request
+        self.defaulted = defaulted
     }
 }
 
@@ -31,6 +35,23 @@ public enum Request: Sendable, Hashable {
     case restore(ToastID?)
     /// Forgets the history.
     case clearHistory
+    /// `pause` with `toggle`: resume if paused, else pause at this level.
+    case togglePause(level: Int?)
+    /// Lists or changes the active modes.
+    case mode(ModeChange)
+    /// Holds do not disturb until `uninhibit` or until this connection closes.
+    case inhibit(reason: String?)
+    case uninhibit
+    /// Loads the configuration file again; the reply is its validation.
+    case reload
+
+    public enum ModeChange: Sendable, Hashable {
+        case list
+        case set([String])
+        case add(String)
+        case remove(String)
+        case toggle(String)
+    }
 
     public struct Hello: Sendable, Hashable {
         public var version: Int
@@ -69,6 +90,7 @@ public enum Request: Sendable, Hashable {
     public static let operations = [
         "hello", "add", "update", "remove", "dismiss", "invoke", "clear", "list",
         "pause", "resume", "endSource", "subscribe", "status", "history", "restore", "clearHistory",
+        "mode", "inhibit", "uninhibit", "reload",
     ]
 }
 
@@ -83,7 +105,8 @@ public enum ProtocolInfo {
     /// What this server supports, for clients to check before they rely on it.
     public static let capabilities = [
         "actions", "clear", "dedupe", "endSource", "invalidation", "cancellation", "history", "list",
-        "pause", "progress", "resume", "scenes", "status", "subscribe", "update", "wait",
+        "inhibit", "levels", "modes", "pause", "progress", "reload", "resume", "rules", "scenes", "status",
+        "subscribe", "update", "wait",
     ]
     /// How many ended toasts are kept for `history`, by default.
     public static let defaultHistorySize = 1_000

@@ -2,6 +2,9 @@
 public enum SchedulerCommand: Sendable, Hashable {
     /// Add a toast, or, if the same toast is live, update that one in place.
     case add(Toast)
+    /// A rule dropped this toast: it gets an id and ends at once,
+    /// `cancelled` with reason `dropped`, never shown (kept in history).
+    case drop(Toast)
     /// Change fields of a live toast.
     case update(ToastTarget, ToastPatch)
     /// End a toast on behalf of a program.
@@ -11,9 +14,15 @@ public enum SchedulerCommand: Sendable, Hashable {
     /// Invoke one of a toast's actions, which then ends the toast.
     case invoke(ToastTarget, actionID: String)
     case clear(ClearScope)
-    /// Do not disturb: show nothing new until `resume`.
-    case pause
+    /// Do not disturb: show nothing new below `level` (the configured
+    /// default when `nil`) until `resume`.
+    case pause(level: Int?)
     case resume
+    /// The level held by inhibitors (0: none held); the effective pause
+    /// level is the higher of this and the paused level.
+    case inhibit(level: Int)
+    /// The active modes (rules match them); kept sorted and unique.
+    case setModes([String])
     /// The source is gone: apply its toasts' cancellation and invalidation.
     case endSource(String)
     /// Only let time pass: expire what is due.
@@ -96,12 +105,16 @@ public enum SchedulerReply: Sendable, Hashable {
     /// `add`: the toast, and whether it was the same toast added again.
     case added(ToastRecord, deduped: Bool, replaced: ToastID?)
     case updated(ToastRecord)
+    /// `add` of a toast a rule dropped: the toast as it ended.
+    case dropped(ToastRecord)
     /// `remove`, `dismiss`, `invoke`: the toast as it was when it ended.
     case ended(ToastRecord)
     /// `invoke` of a resident toast, which stays.
     case invoked(ToastRecord)
     case cleared(count: Int, kept: Int)
-    case paused(Bool)
+    /// `pause`, `resume`, `inhibit`: the level now held (0: not paused).
+    case paused(level: Int)
+    case modes([String])
     case sourceEnded(cancelled: Int, dismissed: Int)
     case ticked(expired: Int)
 }

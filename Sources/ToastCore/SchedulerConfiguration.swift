@@ -12,6 +12,10 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     /// Live toasts held at most for one source, so one flood cannot starve the others.
     public var maxToastsPerSource: Int
 
+    /// Do not disturb by levels (dunst's pause levels): while paused at
+    /// level L, a toast whose level is at least L still shows.
+    public var pauseLevels = PauseLevels()
+
     public static let maxVisibleLimit = 100
 
     public init(
@@ -45,4 +49,22 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     }
 
     private static func clamp(_ value: Int) -> Int { min(max(1, value), maxVisibleLimit) }
+
+    /// A toast's level: its own, else its role's.
+    public func level(of toast: Toast) -> Int { toast.level ?? pauseLevels.roles[toast.role] ?? 0 }
+}
+
+/// Levels are 0...100. A pause holds back the toasts below its level.
+public struct PauseLevels: Sendable, Hashable {
+    /// The level of `pause` when it names none.
+    public var defaultLevel = 50
+    /// The level held while any connection holds an inhibitor.
+    public var inhibitLevel = 50
+    /// Each role's level; a role not named here is at 0. By default a
+    /// failure breaks through a plain `pause`.
+    public var roles: [ToastRole: Int] = [.failure: 80]
+
+    public static let range = 0...100
+
+    public init() {}
 }

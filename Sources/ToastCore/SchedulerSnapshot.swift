@@ -7,7 +7,10 @@ public struct SchedulerSnapshot: Sendable, Hashable {
         public var maxVisible: Int
     }
 
-    public var paused: Bool
+    public var paused: Bool { pauseLevel > 0 }
+    /// The level held (0: not paused).
+    public var pauseLevel: Int
+    public var modes: [String]
     /// The sequence number of the last event folded into this snapshot; live
     /// events that follow it start at `sequence + 1`.
     public var sequence: UInt64

@@ -9,9 +9,17 @@
 /// queues remove lazily and deadlines live in a heap, so the cost of an
 /// operation does not grow with the number of toasts held.
 public struct SchedulerStateMachine: Sendable {
-    public let configuration: SchedulerConfiguration
+    public private(set) var configuration: SchedulerConfiguration
 
-    public private(set) var isPaused = false
+    /// The level `pause` set (0: not paused); kept across restarts.
+    public private(set) var pausedLevel = 0
+    /// The level inhibitors hold (0: none); it ends with their connections.
+    public private(set) var inhibitLevel = 0
+    /// What is held back: toasts below this level wait (0: nothing).
+    public var pauseLevel: Int { max(pausedLevel, inhibitLevel) }
+    public var isPaused: Bool { pauseLevel > 0 }
+    /// The active modes, sorted.
+    public private(set) var modes: [String] = []
     public private(set) var shownCount = 0
     public private(set) var queuedCount = 0
     /// The sequence number of the last event emitted (0 before any).
@@ -43,18 +51,21 @@ public struct SchedulerStateMachine: Sendable {
         /// The live toasts, in any order: stacks are rebuilt from their
         /// `placement` (shown) and ids (waiting).
         public var records: [ToastRecord]
-        public var paused: Bool
+        /// The level `pause` set (0: not paused).
+        public var pausedLevel: Int
+        public var modes: [String]
         public var nextID: ToastID
         public var lastSequence: UInt64
         /// The newest id each source added, for stale contexts (ended toasts included).
         public var newestBySource: [String: ToastID]
 
         public init(
-            records: [ToastRecord] = [], paused: Bool = false, nextID: ToastID = 1, lastSequence: UInt64 = 0,
-            newestBySource: [String: ToastID] = [:]
+            records: [ToastRecord] = [], pausedLevel: Int = 0, modes: [String] = [], nextID: ToastID = 1,
+            lastSequence: UInt64 = 0, newestBySource: [String: ToastID] = [:]
         ) {
             self.records = records
-            self.paused = paused
+            self.pausedLevel = pausedLevel
+            self.modes = modes
             self.nextID = nextID
             self.lastSequence = lastSequence
             self.newestBySource = newestBySource
@@ -67,7 +78,8 @@ public struct SchedulerStateMachine: Sendable {
     /// meanwhile expire on the first step.
     public init(configuration: SchedulerConfiguration = SchedulerConfiguration(), restoring state: State) {
         self.configuration = configuration
-        isPaused = state.paused
+        pausedLevel = min(max(0, state.pausedLevel), PauseLevels.range.upperBound)
+        modes = Array(Set(state.modes)).sorted()
         let shown = state.records.filter { $0.state == .shown }.sorted { ($0.placement, $0.id) < ($1.placement, $1.id) }
         let waiting = state.records.filter { $0.state == .queued }.sorted { $0.id < $1.id }
         for record in shown + waiting {
@@ -96,8 +108,8 @@ public struct SchedulerStateMachine: Sendable {
         var newest: [String: ToastID] = [:]
         for (source, entry) in sources { newest[source] = entry.newest }
         return State(
-            records: Array(records.values), paused: isPaused, nextID: nextID, lastSequence: lastSequence,
-            newestBySource: newest
+            records: Array(records.values), pausedLevel: pausedLevel, modes: modes, nextID: nextID,
+            lastSequence: lastSequence, newestBySource: newest
         )
     }
 
@@ -129,6 +141,15 @@ public struct SchedulerStateMachine: Sendable {
         switch command {
         case .add(let toast):
             return try add(toast)
+        case .drop(let toast):
+            try toast.validate()
+            let record = ToastRecord(
+                id: nextID, toast: toast, state: .queued, repeatCount: 1, createdAt: clock, presentedAt: nil,
+                expiresAt: nil, placement: nextSequence
+            )
+            nextID += 1
+            emit(.cancelled(record, .dropped))
+            return .dropped(record)
         case .update(let target, let patch):
             return try update(target, patch)
         case .remove(let target):
@@ -163,24 +184,60 @@ public struct SchedulerStateMachine: Sendable {
             return .ended(record)
         case .clear(let scope):
             return clear(scope)
-        case .pause:
-            if !isPaused {
-                isPaused = true
-                emit(.paused)
+        case .pause(let level):
+            let level = level ?? configuration.pauseLevels.defaultLevel
+            guard PauseLevels.range.contains(level) else {
+                throw ToastError(.invalidField, "a pause level is 0 to 100, not \(level)", field: "level")
             }
-            return .paused(true)
+            changePause { $0.pausedLevel = level }
+            return .paused(level: pauseLevel)
         case .resume:
-            if isPaused {
-                isPaused = false
-                emit(.resumed)
-                fillAllStacks()
+            changePause { $0.pausedLevel = 0 }
+            return .paused(level: pauseLevel)
+        case .inhibit(let level):
+            changePause { $0.inhibitLevel = min(max(0, level), PauseLevels.range.upperBound) }
+            return .paused(level: pauseLevel)
+        case .setModes(let names):
+            let sorted = Array(Set(names)).sorted()
+            if sorted != modes {
+                modes = sorted
+                emit(.modes(sorted))
             }
-            return .paused(false)
+            return .modes(modes)
         case .endSource(let source):
             return endSource(source)
         case .tick:
             return .ticked(expired: expired)
         }
+    }
+
+    /// Changes the levels; announces the new effective level, and shows
+    /// what a lower level lets through.
+    private mutating func changePause(_ change: (inout Self) -> Void) {
+        let before = pauseLevel
+        change(&self)
+        let after = pauseLevel
+        guard after != before else { return }
+        emit(after == 0 ? .resumed : .paused(level: after))
+        if after < before { fillAllStacks() }
+    }
+
+    /// Takes a new configuration (a reload): stacks with more slots fill at
+    /// once; with fewer, shown toasts stay until they end.
+    public mutating func reconfigure(_ configuration: SchedulerConfiguration, now: ToastInstant) -> SchedulerTransition {
+        clock = max(clock, now)
+        effects = []
+        self.configuration = configuration
+        fillAllStacks()
+        rearmTimer()
+        let transition = SchedulerTransition(reply: .success(.paused(level: pauseLevel)), effects: effects)
+        effects = []
+        return transition
+    }
+
+    /// Whether a pause holds this toast back.
+    private func isHeld(_ record: ToastRecord) -> Bool {
+        isPaused && configuration.level(of: record.toast) < pauseLevel
     }
 
     // MARK: - Queries
@@ -216,7 +273,9 @@ public struct SchedulerStateMachine: Sendable {
                 )
             )
         }
-        return SchedulerSnapshot(paused: isPaused, sequence: lastSequence, stacks: summaries, toasts: toasts)
+        return SchedulerSnapshot(
+            pauseLevel: pauseLevel, modes: modes, sequence: lastSequence, stacks: summaries, toasts: toasts
+        )
     }
 
     // MARK: - Add and update
@@ -292,8 +351,10 @@ public struct SchedulerStateMachine: Sendable {
         )
         let key = record.stack
         if stacks[key] == nil { stacks[key] = Stack() }
+        // While paused the queue may hold toasts held back; one that breaks
+        // through goes ahead of them (a free slot means none waits that could show).
         let canShow =
-            !isPaused && stacks[key]!.queue.isEmpty
+            !isHeld(record) && (stacks[key]!.queue.isEmpty || isPaused)
             && stacks[key]!.shown.count < configuration.maxVisible(key.alignment)
         store(record, replacing: nil)
         if canShow {
@@ -421,7 +482,6 @@ public struct SchedulerStateMachine: Sendable {
     /// Shows waiting toasts of one stack while it has free slots.
     private mutating func fill(_ key: StackKey) {
         defer { dropIfEmpty(key) }
-        guard !isPaused else { return }
         let limit = configuration.maxVisible(key.alignment)
         while (stacks[key]?.shown.count ?? limit) < limit, let next = popPresentable(key) {
             present(next)
@@ -430,6 +490,10 @@ public struct SchedulerStateMachine: Sendable {
 
     /// After a resume: fills every stack, presenting in arrival order across stacks.
     private mutating func fillAllStacks() {
+        if isPaused {
+            for key in stacks.keys.sorted() { fill(key) }
+            return
+        }
         var promoted: [ToastID] = []
         for key in stacks.keys.sorted() {
             var slots = configuration.maxVisible(key.alignment) - stacks[key]!.shown.count
@@ -544,9 +608,28 @@ public struct SchedulerStateMachine: Sendable {
     /// shown: it ends `cancelled` with reason `invalidated`, and the next one
     /// in line is taken instead.
     private mutating func popPresentable(_ key: StackKey) -> ToastID? {
+        if isPaused { return popBreakingThrough(key) }
         while let next = popWaiting(key) {
             guard let record = records[next], isStale(record) else { return next }
             end(next, dismissed: .invalidated, cancelled: .invalidated, refill: false, dequeued: true)
+        }
+        return nil
+    }
+
+    /// While paused: the oldest waiting toast whose level breaks through;
+    /// the ones held back keep their places.
+    private mutating func popBreakingThrough(_ key: StackKey) -> ToastID? {
+        guard let waiting = stacks[key]?.queue.live(isLive: isQueued) else { return nil }
+        for id in waiting {
+            guard let record = records[id], !isHeld(record) else { continue }
+            if isStale(record) {
+                end(id, dismissed: .invalidated, cancelled: .invalidated, refill: false)
+                continue
+            }
+            guard var queue = takeQueue(key) else { return nil }
+            queue.noteRemoved(isLive: { $0 != id && self.records[$0]?.state == .queued })
+            stacks[key]!.queue = queue
+            return id
         }
         return nil
     }

@@ -26,6 +26,9 @@ public struct Toast: Sendable, Hashable {
     public var resident = false
     /// It is not kept in the history when it ends (freedesktop's `transient`).
     public var transient = false
+    /// How important it is, 0 to 100: while paused at a level at or below
+    /// it, it still shows. `nil`: its role's level (PROTOCOL.md, 5.6).
+    public var level: Int?
 
     public static let defaultScene = "default"
 

@@ -88,6 +88,8 @@ public enum CancelReason: String, Sendable, Hashable, CaseIterable {
     case action
     case cleared
     case replaced
+    /// A rule of the configuration dropped it on its way in.
+    case dropped
 }
 
 /// Something that happened, to be published to subscribers.
@@ -105,8 +107,11 @@ public struct ToastEvent: Sendable, Hashable {
         case cancelled(ToastRecord, CancelReason)
         /// One of the toast's actions was invoked; `dismissed` or `cancelled` follows.
         case action(ToastRecord, actionID: String)
-        case paused
+        /// Do not disturb began, or its level changed.
+        case paused(level: Int)
         case resumed
+        /// The active modes changed.
+        case modes([String])
     }
 
     /// Global, strictly increasing, starting at 1.
@@ -124,6 +129,7 @@ public struct ToastEvent: Sendable, Hashable {
         case .action: "action"
         case .paused: "paused"
         case .resumed: "resumed"
+        case .modes: "modes"
         }
     }
 
@@ -133,7 +139,7 @@ public struct ToastEvent: Sendable, Hashable {
         case .queued(let record), .presented(let record), .updated(let record), .dismissed(let record, _),
             .cancelled(let record, _), .action(let record, _):
             record
-        case .paused, .resumed:
+        case .paused, .resumed, .modes:
             nil
         }
     }

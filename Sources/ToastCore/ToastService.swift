@@ -20,6 +20,20 @@ public struct ToastService: Sendable {
     public let instance: String
     /// Each open connection's default source, and the source it bound.
     private var peers: [EventRouter.ConnectionID: Peer] = [:]
+    /// The configuration's role defaults and rules, applied to every add.
+    public var rules = ToastRules()
+    /// Commands rules asked to run, waiting for their toast's presentation.
+    private var pendingRuns: [ToastID: [[String]]] = [:]
+    /// Commands due now, for the daemon to take (`takeRuns`) after a step.
+    public private(set) var runs: [RuleRun] = []
+    /// The connections that hold do not disturb (`inhibit`), and why.
+    public private(set) var inhibitors: [EventRouter.ConnectionID: String] = [:]
+
+    /// A command a rule's `exec` runs, and the toast it runs for.
+    public struct RuleRun: Sendable, Hashable {
+        public var argv: [String]
+        public var record: ToastRecord
+    }
 
     struct Peer: Sendable {
         var source: String?
@@ -120,6 +134,8 @@ public struct ToastService: Sendable {
         /// The caller answers with `subscribe(_:_:ref:now:)`.
         case subscribe(Request.Subscribe)
         case status
+        /// The caller loads its configuration again and answers with the result.
+        case reload
     }
 
     /// Answers one request line that came on `connection` (see `connect`):
@@ -157,18 +173,54 @@ public struct ToastService: Sendable {
         let ref = envelope.ref
         switch envelope.request {
         case .command(var command):
-            if case .add(var toast) = command, toast.source == nil, let defaultSource {
-                toast.source = defaultSource
-                command = .add(toast)
+            var outcome = ToastRules.Outcome()
+            if case .add(var toast) = command {
+                if toast.source == nil, let defaultSource { toast.source = defaultSource }
+                if !rules.isEmpty { outcome = rules.apply(to: &toast, unset: envelope.defaulted, modes: scheduler.modes) }
+                command = outcome.drop ? .drop(toast) : .add(toast)
             }
             let transition = scheduler.handle(command, now: now)
             switch transition.reply {
-            case .success(.added(let record, _, _)), .success(.updated(let record)):
+            case .success(.added(let record, let deduped, _)):
+                if let connection { noteAdder(connection, of: record.id) }
+                if !outcome.exec.isEmpty {
+                    // A toast added again while shown is not presented again: its commands run now.
+                    if deduped && record.state == .shown {
+                        runs += outcome.exec.map { RuleRun(argv: $0, record: record) }
+                    } else {
+                        pendingRuns[record.id, default: []] += outcome.exec
+                    }
+                }
+            case .success(.updated(let record)):
                 if let connection { noteAdder(connection, of: record.id) }
             default:
                 break
             }
             return Response(ref: ref, result: transition.reply, effects: transition.effects)
+        case .togglePause(let level):
+            let command: SchedulerCommand = scheduler.pausedLevel > 0 ? .resume : .pause(level: level)
+            let transition = scheduler.handle(command, now: now)
+            return Response(ref: ref, result: transition.reply, effects: transition.effects)
+        case .mode(let change):
+            var modes = scheduler.modes
+            switch change {
+            case .list: break
+            case .set(let names): modes = names
+            case .add(let name): modes.append(name)
+            case .remove(let name): modes.removeAll { $0 == name }
+            case .toggle(let name):
+                if modes.contains(name) { modes.removeAll { $0 == name } } else { modes.append(name) }
+            }
+            let transition = scheduler.handle(.setModes(modes), now: now)
+            return Response(ref: ref, result: transition.reply, effects: transition.effects)
+        case .inhibit(let reason):
+            inhibitors[connection ?? 0] = reason ?? "inhibit"
+            return inhibitionChanged(ref: ref, now: now)
+        case .uninhibit:
+            inhibitors[connection ?? 0] = nil
+            return inhibitionChanged(ref: ref, now: now)
+        case .reload:
+            return Response(reply: nil, effects: [], directive: .reload, ref: ref)
         case .hello(let hello):
             guard hello.version == ProtocolInfo.version else {
                 let error = ToastError(
@@ -200,6 +252,36 @@ public struct ToastService: Sendable {
             response.historyChange = .cleared
             return response
         }
+    }
+
+    /// The effective pause follows the inhibitors: held while any is.
+    private mutating func inhibitionChanged(ref: JSONValue?, now: ToastInstant) -> Response {
+        let level = inhibitors.isEmpty ? 0 : scheduler.configuration.pauseLevels.inhibitLevel
+        let transition = scheduler.handle(.inhibit(level: level), now: now)
+        let result: JSONValue = [
+            "inhibitors": .int(Int64(inhibitors.count)), "paused": .bool(scheduler.isPaused),
+            "level": .int(Int64(scheduler.pauseLevel)),
+        ]
+        return Response(reply: WireEncoder.ok(ref: ref, result: result), effects: transition.effects)
+    }
+
+    /// Takes the commands that rules asked to run (the daemon runs them).
+    public mutating func takeRuns() -> [RuleRun] {
+        defer { runs = [] }
+        return runs
+    }
+
+    /// A reload: the new rules apply to the next add; the scheduler takes
+    /// the new slots and levels at once. Live toasts stay.
+    public mutating func reconfigure(_ configuration: SchedulerConfiguration, rules: ToastRules, now: ToastInstant)
+        -> [SchedulerEffect]
+    {
+        self.rules = rules
+        var effects = scheduler.reconfigure(configuration, now: now).effects
+        if !inhibitors.isEmpty {
+            effects += scheduler.handle(.inhibit(level: configuration.pauseLevels.inhibitLevel), now: now).effects
+        }
+        return effects
     }
 
     /// Adds a history entry again as a new toast. Its actions are dropped:
@@ -248,8 +330,12 @@ public struct ToastService: Sendable {
     /// bound with `hello` ends (section 5.4). Returns that end's effects.
     public mutating func disconnect(_ connection: EventRouter.ConnectionID, now: ToastInstant) -> [SchedulerEffect] {
         router.disconnect(connection)
-        guard let source = peers.removeValue(forKey: connection)?.bound else { return [] }
-        return scheduler.handle(.endSource(source), now: now).effects
+        var effects: [SchedulerEffect] = []
+        if inhibitors.removeValue(forKey: connection) != nil, inhibitors.isEmpty {
+            effects += scheduler.handle(.inhibit(level: 0), now: now).effects
+        }
+        guard let source = peers.removeValue(forKey: connection)?.bound else { return effects }
+        return effects + scheduler.handle(.endSource(source), now: now).effects
     }
 
     /// The source a connection bound with `hello`, if any.
@@ -271,6 +357,13 @@ public struct ToastService: Sendable {
             let line = WireEncoder.eventLine(event)
             backlog.append(event, line: line)
             if let ended = ToastHistory.Entry(event) { history.append(ended) }
+            if !pendingRuns.isEmpty, let record = event.record {
+                if case .presented = event.kind, let argvs = pendingRuns.removeValue(forKey: record.id) {
+                    runs += argvs.map { RuleRun(argv: $0, record: record) }
+                } else if event.isEnd {
+                    pendingRuns[record.id] = nil
+                }
+            }
             publications.append(Publication(event: event, line: line, deliveries: router.route(event)))
         }
         return publications

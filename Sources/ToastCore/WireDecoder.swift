@@ -25,7 +25,14 @@ public enum WireDecoder {
         }
         let ref = value["ref"]
         do {
-            return .success(RequestEnvelope(ref: ref, request: try decode(value)))
+            let request = try decode(value)
+            var defaulted: ToastFieldSet = []
+            if case .command(.add) = request, case .object(let toast)? = value["toast"] {
+                if toast["duration"] == nil { defaulted.insert(.duration) }
+                if toast["alignment"] == nil { defaulted.insert(.alignment) }
+                if toast["dismissible"] == nil { defaulted.insert(.dismissible) }
+            }
+            return .success(RequestEnvelope(ref: ref, request: request, defaulted: defaulted))
         } catch {
             return .failure(Failure(ref: ref, error: error))
         }
@@ -98,8 +105,46 @@ public enum WireDecoder {
             try only("scene", "roles")
             return .list(try decodeFilter(fields))
         case "pause":
+            try only("level", "toggle")
+            let level = try fields.level("level")
+            if level == 0 { throw ToastError.invalid("level", "a pause level is 1 to 100; 0 is `resume`") }
+            return try fields.bool("toggle") == true ? .togglePause(level: level) : .command(.pause(level: level))
+        case "mode":
+            try only("set", "add", "remove", "toggle")
+            let given = ["set", "add", "remove", "toggle"].filter(fields.has)
+            guard given.count <= 1 else {
+                throw ToastError(.invalidRequest, "give one of 'set', 'add', 'remove' or 'toggle', not \(given.joined(separator: " and "))", field: given[1])
+            }
+            func name(_ key: String) throws(ToastError) -> String {
+                let name = try fields.requiredString(key)
+                try Toast.checkName(name, field: key, max: ToastLimits.sceneBytes)
+                return name
+            }
+            switch given.first {
+            case "set"?:
+                var names: [String] = []
+                for (index, raw) in (try fields.array("set") ?? []).enumerated() {
+                    guard let name = raw.stringValue else { throw ToastError.invalid("set[\(index)]", "must be a mode name (a string)") }
+                    try Toast.checkName(name, field: "set[\(index)]", max: ToastLimits.sceneBytes)
+                    names.append(name)
+                }
+                return .mode(.set(names))
+            case "add"?: return .mode(.add(try name("add")))
+            case "remove"?: return .mode(.remove(try name("remove")))
+            case "toggle"?: return .mode(.toggle(try name("toggle")))
+            default: return .mode(.list)
+            }
+        case "inhibit":
+            try only("reason")
+            let reason = try fields.string("reason")
+            if let reason { try Toast.checkText(reason, field: "reason", max: ToastLimits.sourceBytes) }
+            return .inhibit(reason: reason)
+        case "uninhibit":
             try only()
-            return .command(.pause)
+            return .uninhibit
+        case "reload":
+            try only()
+            return .reload
         case "resume":
             try only()
             return .command(.resume)
@@ -197,6 +242,7 @@ public enum WireDecoder {
     static let toastFields: Set<String> = [
         "message", "title", "icon", "role", "duration", "alignment", "scene", "reuseId", "progress",
         "dismissible", "closeButton", "actions", "source", "cancellation", "invalidation", "resident", "transient",
+        "level",
     ]
 
     static let patchFields: Set<String> = [
@@ -224,6 +270,7 @@ public enum WireDecoder {
         toast.invalidation = try decodeInvalidation(fields.array("invalidation"), field: "toast.invalidation")
         toast.resident = try fields.bool("resident") ?? false
         toast.transient = try fields.bool("transient") ?? false
+        toast.level = try fields.level("level")
         try toast.validate()
         return toast
     }
@@ -260,7 +307,7 @@ public enum WireDecoder {
     }
 
     /// `"short"`, `"long"`, `"longer"`, `"indefinite"`, or a number of seconds.
-    static func decodeDuration(_ value: JSONValue?, field: String) throws(ToastError) -> ToastDuration? {
+    public static func decodeDuration(_ value: JSONValue?, field: String) throws(ToastError) -> ToastDuration? {
         switch value {
         case nil:
             return nil

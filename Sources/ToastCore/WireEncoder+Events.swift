@@ -9,6 +9,8 @@
 extension WireEncoder {
     /// An event's line, newline included.
     public static func eventLine(_ event: ToastEvent) -> [UInt8] {
+        // Events about no toast are rare: the general encoder does.
+        guard event.record != nil else { return line(Self.event(event)) }
         var out: [UInt8] = []
         out.reserveCapacity(384)
         out.append(UInt8(ascii: "{"))
@@ -98,6 +100,7 @@ extension WireEncoder {
             JSONValue.writeString(name, into: &out)
         }
         out.append(UInt8(ascii: "]"))
+        if let level = toast.level { keys.integer("level", Int64(level), into: &out) }
         keys.string("message", toast.message, into: &out)
         if let presentedAt = record.presentedAt { keys.integer("presentedAt", presentedAt, into: &out) }
         switch toast.progress {

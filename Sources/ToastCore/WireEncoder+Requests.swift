@@ -21,6 +21,7 @@ extension WireEncoder {
         if toast.cancellation != .presentation { members["cancellation"] = .string(toast.cancellation.rawValue) }
         if toast.resident { members["resident"] = true }
         if toast.transient { members["transient"] = true }
+        if let level = toast.level { members["level"] = .int(Int64(level)) }
         if !toast.invalidation.isEmpty { members["invalidation"] = .array(toast.invalidation.names.map { .string($0) }) }
         return .object(members)
     }

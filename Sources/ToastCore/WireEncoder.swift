@@ -45,12 +45,16 @@ public enum WireEncoder {
             return .object(members)
         case .updated(let record):
             return ["id": .int(Int64(record.id)), "toast": toast(record)]
+        case .dropped(let record):
+            return ["id": .int(Int64(record.id)), "deduped": false, "dropped": true, "toast": toast(record)]
         case .ended(let record), .invoked(let record):
             return ["id": .int(Int64(record.id))]
         case .cleared(let count, let kept):
             return ["cleared": .int(Int64(count)), "kept": .int(Int64(kept))]
-        case .paused(let paused):
-            return ["paused": .bool(paused)]
+        case .paused(let level):
+            return ["paused": .bool(level > 0), "level": .int(Int64(level))]
+        case .modes(let modes):
+            return ["modes": .array(modes.map { .string($0) })]
         case .sourceEnded(let cancelled, let dismissed):
             return ["cancelled": .int(Int64(cancelled)), "dismissed": .int(Int64(dismissed))]
         case .ticked(let expired):
@@ -80,6 +84,8 @@ public enum WireEncoder {
             "shown": .int(Int64(scheduler.shownCount)),
             "queued": .int(Int64(scheduler.queuedCount)),
             "paused": .bool(scheduler.isPaused),
+            "pauseLevel": .int(Int64(scheduler.pauseLevel)),
+            "modes": .array(scheduler.modes.map { .string($0) }),
             "connections": .int(Int64(connections)),
             "subscribers": .int(Int64(subscribers)),
             "lastSequence": .int(Int64(scheduler.lastSequence)),
@@ -102,6 +108,8 @@ public enum WireEncoder {
         [
             "instance": .string(instance),
             "paused": .bool(snapshot.paused),
+            "pauseLevel": .int(Int64(snapshot.pauseLevel)),
+            "modes": .array(snapshot.modes.map { .string($0) }),
             "sequence": .int(Int64(snapshot.sequence)),
             "stacks": .array(
                 snapshot.stacks.map { stack in
@@ -138,7 +146,11 @@ public enum WireEncoder {
         case .action(let record, let actionID):
             members["toast"] = toast(record)
             members["action"] = .string(actionID)
-        case .paused, .resumed:
+        case .paused(let level):
+            members["level"] = .int(Int64(level))
+        case .modes(let modes):
+            members["modes"] = .array(modes.map { .string($0) })
+        case .resumed:
             break
         }
         return .object(members)
@@ -181,6 +193,7 @@ public enum WireEncoder {
         if let duration = toast.duration { members["duration"] = Self.duration(duration) }
         if toast.resident { members["resident"] = true }
         if toast.transient { members["transient"] = true }
+        if let level = toast.level { members["level"] = .int(Int64(level)) }
         switch toast.progress {
         case .none: break
         case .indeterminate: members["progress"] = "indeterminate"

@@ -100,6 +100,8 @@ final class StatePersistence: @unchecked Sendable {
         batch = ToastStore.Batch()
         next.nextID = scheduler.nextToastID
         next.lastSequence = scheduler.lastSequence
+        next.pausedLevel = scheduler.pausedLevel
+        next.modes = scheduler.modes
         let step = next
         waiting += 1
         let committed = thread.runIfActive(eventLoop: loop) { try store.commit(step) }

@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 import NIOCore
 import ToastCore
@@ -37,6 +38,16 @@ final class ToastHub: @unchecked Sendable {
     private var timer: Scheduled<Void>?
     private(set) var isShuttingDown = false
     private let persistence: StatePersistence
+    /// Runs rules' `exec` commands.
+    let runner: RuleCommandRunner
+    /// Where the configuration comes from, for reloads.
+    var configurationSource: ConfigurationSource?
+    /// What the last load of the file said, for `status` and STATUS=.
+    private(set) var configurationError: String?
+    private var ruleCount = 0
+    private var knownModes: [String] = []
+    /// RELOADING=1 and READY=1 around a reload.
+    var serviceManager = ServiceManagerHooks()
     /// The writes of the current step: connection, bytes, and the event's
     /// sequence number for subscriber deliveries (`nil` for writes that
     /// bypass the lag bound: replies, notices, origin events).
@@ -68,6 +79,65 @@ final class ToastHub: @unchecked Sendable {
         }
         persistence = StatePersistence(storage: storage, loop: loop, logger: logger)
         releasedSequence = service.scheduler.lastSequence
+        runner = RuleCommandRunner(logger: logger)
+    }
+
+    // MARK: - Configuration
+
+    /// Puts a configuration in force: at start (before `start`) or on reload.
+    /// `error` is the file's refusal when the defaults stand in for it.
+    func install(_ resolved: ConfigurationSource.Resolved, error: String? = nil) {
+        loop.preconditionInEventLoop()
+        configurationError = error
+        ruleCount = resolved.config.rules.rules.count
+        knownModes = resolved.config.modes ?? []
+        runner.limits = RuleCommandRunner.Limits(
+            timeout: resolved.config.execTimeout, maxRunning: resolved.config.execMaxRunning
+        )
+        apply(service.reconfigure(resolved.scheduler, rules: resolved.config.rules, now: clock.now()))
+    }
+
+    /// Reads the configuration file again, off the event loop, and puts it in
+    /// force if it is valid; a refused file changes nothing but `status`.
+    /// Answers `connection` (the `reload` op) with the outcome.
+    func reload(answering connection: Int?, ref: JSONValue?) {
+        loop.preconditionInEventLoop()
+        serviceManager.reloading()
+        guard let source = configurationSource else {
+            finishReload(.defaults, source: ConfigurationSource(path: nil, isExplicit: false), answering: connection, ref: ref)
+            return
+        }
+        DispatchQueue.global().async { [self] in
+            let outcome = source.load()
+            loop.execute { [self] in finishReload(outcome, source: source, answering: connection, ref: ref) }
+        }
+    }
+
+    private func finishReload(
+        _ outcome: ConfigurationSource.Outcome, source: ConfigurationSource, answering id: Int?, ref: JSONValue?
+    ) {
+        let reply: JSONValue
+        if let resolved = source.resolve(outcome) {
+            install(resolved)
+            var result: [String: JSONValue] = [
+                "reloaded": true, "rules": .int(Int64(ruleCount)),
+                "path": source.path.map(JSONValue.string) ?? .null,
+            ]
+            if case .defaults = outcome { result["path"] = .null }
+            if let size = resolved.config.historySize, size != service.history.capacity {
+                result["notes"] = ["limits.history_size takes effect at the next start"]
+            }
+            logger.notice("configuration reloaded", metadata: ["rules": "\(ruleCount)", "path": "\(source.path ?? "-")"])
+            reply = WireEncoder.ok(ref: ref, result: .object(result))
+        } else {
+            guard case .refused(let invalid) = outcome else { return }
+            configurationError = invalid.description
+            logger.error("configuration refused; the one in force stays", metadata: ["problems": "\(invalid.description)"])
+            reply = WireEncoder.failure(ref: ref, error: ToastError(.invalidConfig, invalid.description))
+        }
+        if let id, let connection = connections[id] { send(ByteBuffer(bytes: WireEncoder.line(reply)), to: connection) }
+        endStep()
+        serviceManager.ready(statusLine)
     }
 
     /// The first step of a restored daemon, before it serves: sources bound
@@ -161,6 +231,8 @@ final class ToastHub: @unchecked Sendable {
             reply = afterReply.removeFirst()
         case .status?:
             reply = WireEncoder.line(WireEncoder.ok(ref: response.ref, result: status()))
+        case .reload?:
+            reload(answering: id, ref: response.ref)
         case nil:
             break
         }
@@ -235,6 +307,11 @@ final class ToastHub: @unchecked Sendable {
         members["persistence"] = .string(persistence.mode.name)
         if case .degraded(let reason) = persistence.mode { members["persistenceReason"] = .string(reason) }
         members["history"] = .int(Int64(service.history.count))
+        members["inhibitors"] = .int(Int64(service.inhibitors.count))
+        members["knownModes"] = .array(knownModes.map { .string($0) })
+        members["rules"] = .int(Int64(ruleCount))
+        members["config"] = configurationSource?.path.map(JSONValue.string) ?? .null
+        if let configurationError { members["configError"] = .string(configurationError) }
         for (key, value) in board { members[key] = .string(value) }
         return .object(members)
     }
@@ -245,7 +322,12 @@ final class ToastHub: @unchecked Sendable {
     /// A one-line summary for logs and systemd's STATUS=.
     var statusLine: String {
         var line = "\(service.scheduler.shownCount) shown, \(service.scheduler.queuedCount) queued, \(subscriberCount) subscribers"
+        if service.scheduler.isPaused { line += ", paused at \(service.scheduler.pauseLevel)" }
         if case .degraded(let reason) = persistence.mode { line += "; persistence degraded: \(reason)" }
+        if let configurationError {
+            line += "; CONFIG REFUSED, defaults or the last good file in force: "
+            line += configurationError.split(separator: "\n").first.map(String.init) ?? ""
+        }
         for key in board.keys.sorted() { line += "; \(board[key]!)" }
         return line
     }
@@ -261,6 +343,7 @@ final class ToastHub: @unchecked Sendable {
                 outbox.append((delivery.connection, bytes, delivery.asSubscriber ? publication.event.seq : nil))
             }
         }
+        for run in service.takeRuns() { runner.run(run) }
         for effect in effects {
             switch effect {
             case .publish:

@@ -43,6 +43,11 @@ public struct DaemonOptions: Sendable {
     public var inheritedSocket: Int32?
     /// What toastd tells its service manager.
     public var serviceManager = ServiceManagerHooks()
+    /// The configuration file and the flags over it; `nil`: none is read.
+    public var configuration: ConfigurationSource?
+    /// What reading it at start gave (main reads it first: the history size
+    /// it sets is needed to open the store).
+    public var initialConfiguration = ConfigurationSource.Outcome.defaults
 
     public init(socketPath: String) {
         self.socketPath = socketPath
@@ -83,6 +88,18 @@ public final class ToastServer: @unchecked Sendable {
         var bound: [String] = []
         if case .durable(_, let loaded) = options.storage { bound = loaded.boundSources }
         let hub = self.hub
+        let options = self.options
+        try hub.loop.submit {
+            hub.serviceManager = options.serviceManager
+            hub.configurationSource = options.configuration
+            let source = options.configuration ?? ConfigurationSource(path: nil, isExplicit: false)
+            if let resolved = source.resolve(options.initialConfiguration) {
+                hub.install(resolved)
+            } else if case .refused(let invalid) = options.initialConfiguration {
+                // A typo must not mean no toasts: the defaults serve, and the error is loud.
+                hub.install(source.resolve(.defaults)!, error: invalid.description)
+            }
+        }.wait()
         try hub.loop.flatSubmit { [bound] in hub.start(endingSources: bound) }.wait()
         let channel: any Channel
         if let inherited = options.inheritedSocket {
@@ -208,16 +225,11 @@ public final class ToastServer: @unchecked Sendable {
         }
     }
 
-    /// SIGHUP: the reload protocol of Type=notify-reload (RELOADING=1, then
-    /// READY=1). toastd has no configuration file yet, so a reload re-reads
-    /// nothing; it keeps every toast and connection.
+    /// SIGHUP: the reload protocol of Type=notify-reload (RELOADING=1, the
+    /// file read again, then READY=1). Every toast and connection stays.
     private func reload() {
-        let hooks = options.serviceManager
-        hub.loop.execute { [self] in
-            hooks.reloading()
-            logger.notice("reload requested; there is no configuration file to re-read")
-            hooks.ready(hub.statusLine)
-        }
+        let hub = self.hub
+        hub.loop.execute { hub.reload(answering: nil, ref: nil) }
     }
 
     /// Graceful shutdown: stop accepting, tell subscribers, flush, close,

@@ -6,9 +6,11 @@ import ToastCore
 ///
 /// - Sequence numbers increase by exactly one; event times never go back.
 /// - A toast enters once, ends at most once, and has no event after its end.
-/// - Within a stack, toasts are presented in the order they entered (FIFO).
+/// - Within a stack, toasts are presented in the order they entered (FIFO);
+///   while paused, a toast whose level breaks through the pause may go
+///   ahead of the ones held back, and only of those.
 /// - No stack shows more than its maxVisible; a toast waits only while its
-///   stack is full or the scheduler is paused.
+///   stack is full or a pause holds it back.
 /// - The counters agree with the snapshot; the store never exceeds maxToasts.
 /// - No armed timer is overdue after a step.
 /// - After `finish`, every toast that entered ended exactly once.
@@ -20,7 +22,8 @@ public struct SchedulerInvariants {
     private var lastEvent: ToastEvent?
     private var entered: Set<ToastID> = []
     private var ended: [ToastID: Int] = [:]
-    private var lastPresented: [StackKey: ToastID] = [:]
+    /// Presented since the last `check`.
+    private var presented: [ToastRecord] = []
 
     public init(configuration: SchedulerConfiguration) {
         self.configuration = configuration
@@ -50,10 +53,7 @@ public struct SchedulerInvariants {
             if !entered.insert(record.id).inserted { fail("toast \(record.id) entered twice") }
         case .presented:
             entered.insert(record.id)
-            if let last = lastPresented[record.stack], record.id <= last {
-                fail("FIFO: toast \(record.id) presented after \(last) in \(record.stack)")
-            }
-            lastPresented[record.stack] = record.id
+            presented.append(record)
         case .dismissed, .cancelled:
             if !entered.contains(record.id) { fail("toast \(record.id) ended without entering") }
             ended[record.id, default: 0] += 1
@@ -65,13 +65,29 @@ public struct SchedulerInvariants {
     /// Checks the state the scheduler is in after a step at `now`.
     public mutating func check(_ machine: SchedulerStateMachine, now: ToastInstant) {
         let snapshot = machine.snapshot()
+        let configuration = machine.configuration
+        func isHeld(_ record: ToastRecord) -> Bool {
+            machine.isPaused && configuration.level(of: record.toast) < machine.pauseLevel
+        }
+        var free: [StackKey: Bool] = [:]
         for stack in snapshot.stacks {
             let limit = configuration.maxVisible(stack.key.alignment)
             if stack.shown > limit { fail("\(stack.shown) shown in \(stack.key), more than \(limit)") }
-            if !snapshot.paused && stack.queued > 0 && stack.shown < stack.maxVisible {
-                fail("a toast waits while \(stack.key) has a free slot")
+            free[stack.key] = stack.shown < limit
+        }
+        var waiting: [StackKey: [ToastRecord]] = [:]
+        for record in snapshot.toasts where record.state == .queued {
+            waiting[record.stack, default: []].append(record)
+            if free[record.stack] == true && !isHeld(record) {
+                fail("toast \(record.id) waits while \(record.stack) has a free slot")
             }
         }
+        for record in presented {
+            if let overtaken = waiting[record.stack]?.first(where: { $0.id < record.id && !isHeld($0) }) {
+                fail("FIFO: toast \(record.id) presented before \(overtaken.id) in \(record.stack)")
+            }
+        }
+        presented = []
         let shown = snapshot.toasts.count { $0.state == .shown }
         let queued = snapshot.toasts.count { $0.state == .queued }
         if shown != machine.shownCount { fail("shownCount \(machine.shownCount), but \(shown) shown") }
@@ -84,6 +100,7 @@ public struct SchedulerInvariants {
     /// toast that entered ended exactly once.
     public mutating func finish(_ machine: inout SchedulerStateMachine, now: ToastInstant) {
         observe(machine.handle(.resume, now: now).events)
+        observe(machine.handle(.inhibit(level: 0), now: now).events)
         observe(machine.handle(.clear(ClearScope(force: true)), now: now).events)
         check(machine, now: now)
         if machine.count != 0 { fail("\(machine.count) toasts left after a forced clear") }

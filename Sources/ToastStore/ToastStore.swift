@@ -59,7 +59,9 @@ public final class ToastStore: @unchecked Sendable {
         var historyRemovals: [ToastID] = []
         var historyCleared = false
         var bound: [String: Bool] = [:]
-        var paused: Bool?
+        /// The paused level and the modes, as the step left them.
+        public var pausedLevel = 0
+        public var modes: [String] = []
         public var nextID: ToastID = 1
         public var lastSequence: UInt64 = 0
         var touched = false
@@ -81,10 +83,8 @@ public final class ToastStore: @unchecked Sendable {
                 if let entry = ToastHistory.Entry(event) { ended.append(entry) }
             case .action:
                 break
-            case .paused:
-                paused = true
-            case .resumed:
-                paused = false
+            case .paused, .resumed, .modes:
+                break
             }
         }
 
@@ -253,7 +253,10 @@ public final class ToastStore: @unchecked Sendable {
             }
             let state = SchedulerStateMachine.State(
                 records: records,
-                paused: meta["paused"].flatMap { Bool.fromDatabaseValue($0) } ?? false,
+                // Before levels, `paused` was a flag: paused meant the default level.
+                pausedLevel: meta["pausedLevel"].flatMap { Int.fromDatabaseValue($0) }
+                    ?? (meta["paused"].flatMap { Bool.fromDatabaseValue($0) } == true ? PauseLevels().defaultLevel : 0),
+                modes: meta["modes"].flatMap { String.fromDatabaseValue($0) }.map(Self.decodeModes) ?? [],
                 nextID: meta["nextID"].flatMap { UInt64.fromDatabaseValue($0) } ?? 1,
                 lastSequence: meta["lastSequence"].flatMap { UInt64.fromDatabaseValue($0) } ?? 0,
                 newestBySource: newest
@@ -299,8 +302,14 @@ public final class ToastStore: @unchecked Sendable {
             let meta = try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)")
             try meta.execute(arguments: ["nextID", batch.nextID])
             try meta.execute(arguments: ["lastSequence", batch.lastSequence])
-            if let paused = batch.paused { try meta.execute(arguments: ["paused", paused]) }
+            try meta.execute(arguments: ["pausedLevel", batch.pausedLevel])
+            try meta.execute(arguments: ["modes", batch.modes.joined(separator: "\n")])
         }
+    }
+
+    /// Modes are names without control characters: one a line.
+    static func decodeModes(_ text: String) -> [String] {
+        text.split(separator: "\n").map(String.init)
     }
 
     /// Folds the WAL into the database file (for a fixture that is one file).

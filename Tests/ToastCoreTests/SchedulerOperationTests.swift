@@ -185,8 +185,8 @@ struct SchedulerOperationTests {
     @Test func pauseHoldsNewToastsBackAndResumeShowsThemInOrder() {
         var h = SchedulerHarness(SchedulerConfiguration(maxVisible: 1))
         h.add(toast("before", duration: .short))
-        h.send(.pause)
-        h.send(.pause)
+        h.send(.pause(level: nil))
+        h.send(.pause(level: nil))
         h.add(toast("bottom", alignment: .bottom))
         h.add(toast("top"))
         h.add(toast("hud", alignment: .center))

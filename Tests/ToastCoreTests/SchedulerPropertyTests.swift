@@ -85,7 +85,7 @@ struct SchedulerPropertyTests {
         case 4: return .remove(.id(id))
         case 5: return .dismiss(.id(id))
         case 6: return .invoke(.id(id), actionID: "go")
-        case 8: return .pause
+        case 8: return .pause(level: [nil, 30, 90, 100][a])
         case 9: return .resume
         case 10: return .endSource("s\(a % 2)")
         default: return .clear(ClearScope(alignment: a == 3 ? nil : ToastAlignment.allCases[a % 3]))

@@ -93,7 +93,7 @@ struct SchedulerStalenessTests {
     /// them is skipped, and its slot goes to the next in line.
     @Test func resumeSkipsStaleToastsAndFillsTheirSlots() {
         var h = SchedulerHarness(SchedulerConfiguration(maxVisible: 1))
-        h.send(.pause)
+        h.send(.pause(level: nil))
         let old = h.add(toast("old", source: "S", invalidation: .contextChanged))
         let next = h.add(toast("next", source: "other"))
         let newer = h.add(toast("newer", alignment: .bottom, source: "S"))
@@ -108,7 +108,7 @@ struct SchedulerStalenessTests {
     /// shown: the stack must still be there for it.
     @Test func resumeWithAValidThenAStaleToastInOneStack() {
         var h = SchedulerHarness(SchedulerConfiguration(maxVisible: 3))
-        h.send(.pause)
+        h.send(.pause(level: nil))
         let valid = h.add(toast("valid", source: "other"))
         let stale = h.add(toast("stale", source: "S", invalidation: .contextChanged))
         h.add(toast("newer", alignment: .bottom, source: "S"))

@@ -69,7 +69,7 @@ struct SchemaTests {
 
     static func op(of command: SchedulerCommand) -> String {
         switch command {
-        case .add: "add"
+        case .add, .drop: "add"
         case .update: "update"
         case .remove: "remove"
         case .dismiss: "dismiss"
@@ -77,6 +77,8 @@ struct SchemaTests {
         case .clear: "clear"
         case .pause: "pause"
         case .resume: "resume"
+        case .inhibit: "inhibit"
+        case .setModes: "mode"
         case .endSource: "endSource"
         case .tick: "tick"
         }

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Testing
+import ToastConfig
 import ToastCore
 
 /// Replays every transcript in protocol/examples through the decoder, the
@@ -31,7 +32,13 @@ struct TranscriptTests {
     func replay(name: String) throws {
         let url = Self.examples.appending(path: name)
         let text = try String(contentsOf: url, encoding: .utf8)
-        let replayed = try Transcript.replay(text)
+        // A transcript's configuration, if it has one, is the .toml file of its name.
+        let configURL = url.deletingPathExtension().appendingPathExtension("toml")
+        var config: ToastdConfig?
+        if FileManager.default.fileExists(atPath: configURL.path) {
+            config = try ToastdConfig.parse(try String(contentsOf: configURL, encoding: .utf8), path: configURL.path).get()
+        }
+        let replayed = try Transcript.replay(text, config: config)
         if ProcessInfo.processInfo.environment["TOASTD_BLESS_TRANSCRIPTS"] == "1" {
             try replayed.blessed.write(to: url, atomically: true, encoding: .utf8)
             return
@@ -51,6 +58,7 @@ struct TranscriptTests {
 ///   that subscribed to everything before the first line, digits are
 ///   connections, comma-separated (`*S,1`).
 /// - `close N` closes connection N (a source it bound ends).
+/// - `!run JSON` is a command a rule's `exec` runs: `argv` and the `toast` id.
 enum Transcript {
     struct Replayed {
         var mismatches: [String] = []
@@ -67,8 +75,11 @@ enum Transcript {
 
     static func source(of connection: Int) -> String { "tester[\(1000 + connection)]" }
 
-    static func replay(_ text: String) throws -> Replayed {
+    static func replay(_ text: String, config: ToastdConfig? = nil) throws -> Replayed {
         var service = ToastService()
+        if let config {
+            _ = service.reconfigure(config.scheduler(overriding: .init()), rules: config.rules, now: 0)
+        }
         service.connect(observer, source: nil)
         _ = service.subscribe(observer, Request.Subscribe(snapshot: false), ref: nil, now: 0)
         var open: Set<Int> = []
@@ -96,11 +107,15 @@ enum Transcript {
                 let to = recipients(publication.deliveries.map(\.connection))
                 produced.append("*\(to) " + String(decoding: publication.line, as: UTF8.self))
             }
+            for run in service.takeRuns() {
+                let line: JSONValue = ["argv": .array(run.argv.map { .string($0) }), "toast": .int(Int64(run.record.id))]
+                produced.append("!run " + line.serialized + "\n")
+            }
         }
 
 
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-            if let marker = line.firstIndex(of: " "), line.hasPrefix("*") || line[..<marker].hasSuffix("<") {
+            if let marker = line.firstIndex(of: " "), line.hasPrefix("*") || line.hasPrefix("!") || line[..<marker].hasSuffix("<") {
                 let json = try JSONValue.parse(String(line[line.index(after: marker)...]))
                 expected.append(String(line[...marker]) + json.serialized + "\n")
                 continue
@@ -120,6 +135,8 @@ enum Transcript {
                     replies = service.subscribe(connection, subscribe, ref: response.ref, now: now)
                 case .status?:
                     throw Malformed(description: "transcripts cannot hold status (it counts live connections): \(line)")
+                case .reload?:
+                    throw Malformed(description: "transcripts cannot reload (a transcript's rules are its .toml file): \(line)")
                 case .hello?, nil:
                     replies = [response.replyLine!]
                 }

@@ -1,0 +1,306 @@
+import ToastCore
+
+/// Reads a parsed file into a `ToastdConfig`, collecting every problem
+/// with its position instead of stopping at the first.
+struct ConfigReader {
+    let locator: ConfigLocator
+    private(set) var problems: [ToastdConfig.Problem] = []
+
+    init(locator: ConfigLocator) {
+        self.locator = locator
+    }
+
+    /// Where a value is: its table (`""`, `roles.failure`, `[[rule]]`), the
+    /// index of an array table, and the keys inside it.
+    struct Place {
+        var table: String
+        var index = 0
+        var keys: [String] = []
+
+        func appending(_ key: String) -> Place {
+            var place = self
+            place.keys.append(key)
+            return place
+        }
+
+        var name: String {
+            let table = self.table == "[[rule]]" ? "rule \(index + 1)" : self.table
+            return ([table].filter { !$0.isEmpty } + keys).joined(separator: ".")
+        }
+    }
+
+    mutating func problem(_ place: Place, _ message: String) {
+        let position = locator.position(table: place.table, index: place.index, keys: place.keys)
+        problems.append(.init(line: position.line, column: position.column, message: "\(place.name): \(message)"))
+    }
+
+    static let topKeys: Set<String> = ["max_visible", "limits", "roles", "pause", "exec", "modes", "rule"]
+
+    mutating func read(_ root: ConfigValue) -> ToastdConfig {
+        var config = ToastdConfig()
+        let top = Place(table: "")
+        guard case .object(let members) = root.json else { return config }
+        for key in members.keys.sorted() where !Self.topKeys.contains(key) {
+            problem(top.appending(key), "unknown key; expected one of \(Self.topKeys.sorted().joined(separator: ", "))")
+        }
+        if let table = self.table(members["max_visible"], Place(table: "max_visible"), allowed: ["top", "center", "bottom"]) {
+            for alignment in ToastAlignment.allCases {
+                let place = Place(table: "max_visible", keys: [alignment.rawValue])
+                if let value = integer(table[alignment.rawValue], place, in: 1...SchedulerConfiguration.maxVisibleLimit) {
+                    config.maxVisible[alignment] = value
+                }
+            }
+        }
+        if let table = self.table(
+            members["limits"], Place(table: "limits"), allowed: ["max_toasts", "max_toasts_per_source", "history_size"])
+        {
+            config.maxToasts = integer(table["max_toasts"], Place(table: "limits", keys: ["max_toasts"]), in: 1...10_000_000)
+            config.maxToastsPerSource = integer(
+                table["max_toasts_per_source"], Place(table: "limits", keys: ["max_toasts_per_source"]), in: 1...10_000_000)
+            config.historySize = integer(
+                table["history_size"], Place(table: "limits", keys: ["history_size"]), in: 0...1_000_000)
+        }
+        if let table = self.table(members["pause"], Place(table: "pause"), allowed: ["default_level", "inhibit_level"]) {
+            if let level = integer(table["default_level"], Place(table: "pause", keys: ["default_level"]), in: 1...100) {
+                config.pauseLevels.defaultLevel = level
+            }
+            if let level = integer(table["inhibit_level"], Place(table: "pause", keys: ["inhibit_level"]), in: 1...100) {
+                config.pauseLevels.inhibitLevel = level
+            }
+        }
+        if let table = self.table(members["exec"], Place(table: "exec"), allowed: ["timeout", "max_running"]) {
+            if let seconds = number(table["timeout"], Place(table: "exec", keys: ["timeout"]), in: 0.1...3_600) {
+                config.execTimeout = .milliseconds(Int64(seconds * 1_000))
+            }
+            if let count = integer(table["max_running"], Place(table: "exec", keys: ["max_running"]), in: 1...64) {
+                config.execMaxRunning = count
+            }
+        }
+        readRoles(members["roles"], into: &config)
+        if let raw = members["modes"] {
+            config.modes = names(raw, Place(table: "", keys: ["modes"]))
+        }
+        readRules(members["rule"], into: &config)
+        return config
+    }
+
+    // MARK: - Roles
+
+    private mutating func readRoles(_ value: JSONValue?, into config: inout ToastdConfig) {
+        let names = ToastRole.allCases.map(\.rawValue)
+        guard let roles = table(value, Place(table: "roles"), allowed: Set(names)) else { return }
+        for role in ToastRole.allCases {
+            let place = Place(table: "roles.\(role.rawValue)")
+            guard let table = table(roles[role.rawValue], place, allowed: ["duration", "alignment", "dismissible", "level"])
+            else { continue }
+            var defaults = RoleDefaults()
+            defaults.duration = duration(table["duration"], place.appending("duration"))
+            defaults.alignment = enumeration(table["alignment"], place.appending("alignment"), ToastAlignment.self)
+            defaults.dismissible = bool(table["dismissible"], place.appending("dismissible"))
+            if defaults != RoleDefaults() { config.rules.roles[role] = defaults }
+            if let level = integer(table["level"], place.appending("level"), in: 0...100) {
+                config.pauseLevels.roles[role] = level
+            }
+        }
+    }
+
+    // MARK: - Rules
+
+    static let matchKeys: Set<String> = [
+        "source", "app", "role", "scene", "alignment", "title", "message", "title_regex", "message_regex", "mode",
+    ]
+    static let setKeys: Set<String> = ["role", "duration", "alignment", "scene", "icon", "dismissible", "level"]
+
+    private mutating func readRules(_ value: JSONValue?, into config: inout ToastdConfig) {
+        guard let value else { return }
+        guard case .array(let tables) = value else {
+            problem(Place(table: "", keys: ["rule"]), "must be an array of tables: write each rule as [[rule]]")
+            return
+        }
+        for (index, raw) in tables.enumerated() {
+            let place = Place(table: "[[rule]]", index: index)
+            guard let table = table(raw, place, allowed: ["match", "set", "drop", "exec"]) else { continue }
+            var rule = ToastRule()
+            let position = locator.position(table: "[[rule]]", index: index, keys: [])
+            rule.origin = "rule \(index + 1) (line \(position.line))"
+            if let match = self.table(table["match"], place.appending("match"), allowed: Self.matchKeys) {
+                rule.match = readMatch(match, place.appending("match"), modes: config.modes)
+            }
+            if let set = self.table(table["set"], place.appending("set"), allowed: Self.setKeys) {
+                rule.set = readChanges(set, place.appending("set"))
+            }
+            rule.drop = bool(table["drop"], place.appending("drop")) ?? false
+            if let exec = table["exec"] {
+                rule.exec = command(exec, place.appending("exec"))
+            }
+            if table["match"] == nil {
+                problem(place, "a rule needs a `match` table (use `match = {}` to match every toast)")
+            }
+            if rule.set == ToastRule.Changes(), !rule.drop, rule.exec == nil {
+                problem(place, "the rule does nothing: give it `set`, `drop = true` or `exec`")
+            }
+            config.rules.rules.append(rule)
+        }
+    }
+
+    private mutating func readMatch(_ table: [String: JSONValue], _ place: Place, modes: [String]?) -> ToastRule.Match {
+        var match = ToastRule.Match()
+        if table["source"] != nil && table["app"] != nil {
+            problem(place.appending("app"), "`app` and `source` are the same key; give one")
+        }
+        let sourceKey = table["app"] != nil ? "app" : "source"
+        match.source = glob(table[sourceKey], place.appending(sourceKey))
+        match.role = enumeration(table["role"], place.appending("role"), ToastRole.self)
+        match.alignment = enumeration(table["alignment"], place.appending("alignment"), ToastAlignment.self)
+        match.scene = string(table["scene"], place.appending("scene"))
+        for (key, regexKey) in [("title", "title_regex"), ("message", "message_regex")] {
+            if table[key] != nil && table[regexKey] != nil {
+                problem(place.appending(regexKey), "give `\(key)` (a glob) or `\(regexKey)`, not both")
+            }
+            let pattern = glob(table[key], place.appending(key)) ?? regex(table[regexKey], place.appending(regexKey))
+            if key == "title" { match.title = pattern } else { match.message = pattern }
+        }
+        if let mode = string(table["mode"], place.appending("mode")) {
+            if let modes, !modes.contains(mode) {
+                problem(place.appending("mode"), "unknown mode '\(mode)'; `modes` declares: \(modes.joined(separator: ", "))")
+            }
+            match.mode = mode
+        }
+        return match
+    }
+
+    private mutating func readChanges(_ table: [String: JSONValue], _ place: Place) -> ToastRule.Changes {
+        var changes = ToastRule.Changes()
+        changes.role = enumeration(table["role"], place.appending("role"), ToastRole.self)
+        changes.duration = duration(table["duration"], place.appending("duration"))
+        changes.alignment = enumeration(table["alignment"], place.appending("alignment"), ToastAlignment.self)
+        changes.scene = string(table["scene"], place.appending("scene"))
+        if let scene = changes.scene, scene.isEmpty || scene.utf8.count > ToastLimits.sceneBytes {
+            problem(place.appending("scene"), "a scene is 1 to \(ToastLimits.sceneBytes) bytes")
+        }
+        changes.icon = string(table["icon"], place.appending("icon"))
+        changes.dismissible = bool(table["dismissible"], place.appending("dismissible"))
+        changes.level = integer(table["level"], place.appending("level"), in: 0...100)
+        return changes
+    }
+
+    // MARK: - Values
+
+    private mutating func table(_ value: JSONValue?, _ place: Place, allowed: Set<String>) -> [String: JSONValue]? {
+        guard let value else { return nil }
+        guard case .object(let members) = value else {
+            problem(place, "must be a table, not \(value.typeName)")
+            return nil
+        }
+        for key in members.keys.sorted() where !allowed.contains(key) {
+            problem(place.appending(key), "unknown key; expected one of \(allowed.sorted().joined(separator: ", "))")
+        }
+        return members
+    }
+
+    private mutating func integer(_ value: JSONValue?, _ place: Place, in range: ClosedRange<Int>) -> Int? {
+        guard let value else { return nil }
+        guard case .int(let int) = value, range.contains(Int(clamping: int)) else {
+            problem(place, "must be an integer from \(range.lowerBound) to \(range.upperBound), not \(value.serialized)")
+            return nil
+        }
+        return Int(int)
+    }
+
+    private mutating func number(_ value: JSONValue?, _ place: Place, in range: ClosedRange<Double>) -> Double? {
+        guard let value else { return nil }
+        guard let number = value.doubleValue, range.contains(number) else {
+            problem(place, "must be a number from \(range.lowerBound) to \(range.upperBound), not \(value.serialized)")
+            return nil
+        }
+        return number
+    }
+
+    private mutating func bool(_ value: JSONValue?, _ place: Place) -> Bool? {
+        guard let value else { return nil }
+        guard case .bool(let bool) = value else {
+            problem(place, "must be true or false, not \(value.serialized)")
+            return nil
+        }
+        return bool
+    }
+
+    private mutating func string(_ value: JSONValue?, _ place: Place) -> String? {
+        guard let value else { return nil }
+        guard case .string(let string) = value else {
+            problem(place, "must be a string, not \(value.serialized)")
+            return nil
+        }
+        return string
+    }
+
+    private mutating func enumeration<T: RawRepresentable & CaseIterable>(_ value: JSONValue?, _ place: Place, _: T.Type)
+        -> T? where T.RawValue == String
+    {
+        guard let name = string(value, place) else { return nil }
+        guard let result = T(rawValue: name) else {
+            problem(place, "unknown value '\(name)'; expected one of \(T.allCases.map(\.rawValue).joined(separator: ", "))")
+            return nil
+        }
+        return result
+    }
+
+    private mutating func duration(_ value: JSONValue?, _ place: Place) -> ToastDuration? {
+        guard let value else { return nil }
+        do {
+            return try WireDecoder.decodeDuration(value, field: place.name)
+        } catch {
+            problem(place, error.message)
+            return nil
+        }
+    }
+
+    private mutating func glob(_ value: JSONValue?, _ place: Place) -> TextPattern? {
+        string(value, place).map(TextPattern.glob)
+    }
+
+    private mutating func regex(_ value: JSONValue?, _ place: Place) -> TextPattern? {
+        guard let pattern = string(value, place) else { return nil }
+        do {
+            return .regex(try BoundedRegex(pattern))
+        } catch {
+            problem(place, "not a usable regular expression: \(error.message)")
+            return nil
+        }
+    }
+
+    private mutating func names(_ value: JSONValue, _ place: Place) -> [String]? {
+        guard case .array(let items) = value else {
+            problem(place, "must be an array of names")
+            return nil
+        }
+        var names: [String] = []
+        for item in items {
+            guard case .string(let name) = item, !name.isEmpty, name.utf8.count <= ToastLimits.sceneBytes,
+                !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            else {
+                problem(place, "a mode name is a string of 1 to \(ToastLimits.sceneBytes) bytes, not \(item.serialized)")
+                continue
+            }
+            names.append(name)
+        }
+        return names
+    }
+
+    private mutating func command(_ value: JSONValue, _ place: Place) -> [String]? {
+        guard case .array(let items) = value, !items.isEmpty else {
+            problem(place, "must be a command as an array of strings, e.g. [\"paplay\", \"/path/sound.oga\"]")
+            return nil
+        }
+        var argv: [String] = []
+        for item in items {
+            guard case .string(let argument) = item, !argument.contains("\0") else {
+                problem(place, "every element of a command is a string, not \(item.serialized)")
+                return nil
+            }
+            argv.append(argument)
+        }
+        if argv[0].isEmpty { problem(place, "the command's name is empty") }
+        return argv
+    }
+}

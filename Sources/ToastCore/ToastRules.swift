@@ -1,0 +1,211 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the configuration does to each toast on its way in: the defaults
+/// of its role, then the rules, in file order (PROTOCOL.md, section 5.6).
+///
+/// A pure value applied on the add path, so the daemon stays a function of
+/// (state, rules, command, now): the same rules and the same adds give the
+/// same events. Running `exec` is the daemon's job; the rules only say what
+/// to run, and when (the toast's presentation).
+public struct ToastRules: Sendable {
+    /// Per role, what a toast gets when neither its sender nor a rule said.
+    public var roles: [ToastRole: RoleDefaults] = [:]
+    public var rules: [ToastRule] = []
+
+    public init(roles: [ToastRole: RoleDefaults] = [:], rules: [ToastRule] = []) {
+        self.roles = roles
+        self.rules = rules
+    }
+
+    public var isEmpty: Bool { rules.isEmpty && roles.isEmpty }
+
+    /// What the rules decided about one toast.
+    public struct Outcome: Sendable, Hashable {
+        /// Never shown; it ends `cancelled` with reason `dropped` (and is kept in history).
+        public var drop = false
+        /// The commands to run when the toast is presented, in rule order.
+        public var exec: [[String]] = []
+        /// The indexes of the rules that matched, in order.
+        public var matched: [Int] = []
+    }
+
+    /// Applies every matching rule in order to `toast`, then its role's
+    /// defaults to the fields in `unset` that no rule set. Each rule sees
+    /// the toast as the rules before it left it, so one rule may raise a
+    /// toast to `failure` and a later one match failures.
+    public func apply(to toast: inout Toast, unset: ToastFieldSet = [], modes: [String]) -> Outcome {
+        var outcome = Outcome()
+        var unset = unset
+        for (index, rule) in rules.enumerated() where rule.match.matches(toast, modes: modes) {
+            outcome.matched.append(index)
+            rule.set.apply(to: &toast, unset: &unset)
+            if rule.drop { outcome.drop = true }
+            if let exec = rule.exec { outcome.exec.append(exec) }
+        }
+        if let defaults = roles[toast.role] {
+            if toast.duration == nil, unset.contains(.duration), let duration = defaults.duration { toast.duration = duration }
+            if unset.contains(.alignment), let alignment = defaults.alignment { toast.alignment = alignment }
+            if unset.contains(.dismissible), let dismissible = defaults.dismissible { toast.dismissible = dismissible }
+        }
+        return outcome
+    }
+}
+
+/// The toast fields a sender left out, which role defaults may fill.
+public struct ToastFieldSet: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let duration = Self(rawValue: 1)
+    public static let alignment = Self(rawValue: 2)
+    public static let dismissible = Self(rawValue: 4)
+    public static let all: Self = [.duration, .alignment, .dismissible]
+}
+
+public struct RoleDefaults: Sendable, Hashable {
+    public var duration: ToastDuration?
+    public var alignment: ToastAlignment?
+    public var dismissible: Bool?
+
+    public init(duration: ToastDuration? = nil, alignment: ToastAlignment? = nil, dismissible: Bool? = nil) {
+        self.duration = duration
+        self.alignment = alignment
+        self.dismissible = dismissible
+    }
+}
+
+/// One `[[rule]]`: when every key of `match` matches, `set`, `drop` and `exec` apply.
+public struct ToastRule: Sendable {
+    public var match = Match()
+    public var set = Changes()
+    public var drop = false
+    /// A command (argv, no shell) to run when the toast is presented.
+    public var exec: [String]?
+    /// Where the rule was written, for logs and errors ("line 12").
+    public var origin: String?
+
+    public init(match: Match = Match(), set: Changes = Changes(), drop: Bool = false, exec: [String]? = nil) {
+        self.match = match
+        self.set = set
+        self.drop = drop
+        self.exec = exec
+    }
+
+    public struct Match: Sendable {
+        /// The toast's source (`app` is the same key), a glob.
+        public var source: TextPattern?
+        public var role: ToastRole?
+        public var scene: String?
+        public var alignment: ToastAlignment?
+        /// A missing title matches as the empty string.
+        public var title: TextPattern?
+        public var message: TextPattern?
+        /// Active when this mode is.
+        public var mode: String?
+
+        public init() {}
+
+        public func matches(_ toast: Toast, modes: [String]) -> Bool {
+            if let role, toast.role != role { return false }
+            if let scene, toast.scene != scene { return false }
+            if let alignment, toast.alignment != alignment { return false }
+            if let mode, !modes.contains(mode) { return false }
+            if let source, !source.matches(toast.source ?? "") { return false }
+            if let title, !title.matches(toast.title ?? "") { return false }
+            if let message, !message.matches(toast.message) { return false }
+            return true
+        }
+    }
+
+    /// What `set` may change; `nil` leaves a field as it is.
+    public struct Changes: Sendable, Hashable {
+        public var role: ToastRole?
+        public var duration: ToastDuration?
+        public var alignment: ToastAlignment?
+        public var scene: String?
+        public var icon: String?
+        public var dismissible: Bool?
+        public var level: Int?
+
+        public init() {}
+
+        func apply(to toast: inout Toast, unset: inout ToastFieldSet) {
+            if let role { toast.role = role }
+            if let duration {
+                toast.duration = duration
+                unset.remove(.duration)
+            }
+            if let alignment {
+                toast.alignment = alignment
+                unset.remove(.alignment)
+            }
+            if let scene { toast.scene = scene }
+            if let icon { toast.icon = icon }
+            if let dismissible {
+                toast.dismissible = dismissible
+                unset.remove(.dismissible)
+            }
+            if let level { toast.level = level }
+        }
+    }
+}
+
+/// A glob (fnmatch(3): `*`, `?`, `[...]`) or a bounded regular expression.
+public enum TextPattern: Sendable {
+    case glob(String)
+    case regex(BoundedRegex)
+
+    public func matches(_ text: String) -> Bool {
+        switch self {
+        case .glob(let pattern): fnmatch(pattern, text, 0) == 0
+        case .regex(let regex): regex.matches(text)
+        }
+    }
+}
+
+/// A POSIX extended regular expression that cannot stall the daemon.
+///
+/// glibc's matcher without back-references simulates the automaton over
+/// sets of states: its time grows with the text times the pattern, never
+/// exponentially, whatever the pattern (no catastrophic backtracking). So
+/// the bound is: back-references are refused, a pattern is at most
+/// `maxPatternBytes`, and a toast's text is at most 4 KiB (the protocol's
+/// limit). A test measures the daemon's status round trip while a
+/// pathological pattern meets a 4 KiB message.
+public final class BoundedRegex: @unchecked Sendable {
+    public let pattern: String
+    private var compiled = regex_t()
+
+    public static let maxPatternBytes = 256
+
+    public struct Invalid: Error, Sendable {
+        public let message: String
+    }
+
+    public init(_ pattern: String) throws(Invalid) {
+        self.pattern = pattern
+        guard pattern.utf8.count <= Self.maxPatternBytes else {
+            throw Invalid(message: "a pattern is at most \(Self.maxPatternBytes) bytes")
+        }
+        var escaped = false
+        for byte in pattern.utf8 {
+            if escaped, (UInt8(ascii: "1")...UInt8(ascii: "9")).contains(byte) {
+                throw Invalid(message: "back-references (\\1 to \\9) are not allowed: they make matching exponential")
+            }
+            escaped = !escaped && byte == UInt8(ascii: "\\")
+        }
+        let status = regcomp(&compiled, pattern, REG_EXTENDED | REG_NOSUB)
+        guard status == 0 else {
+            var buffer = [CChar](repeating: 0, count: 256)
+            regerror(status, &compiled, &buffer, buffer.count)
+            throw Invalid(message: String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+    }
+
+    deinit { regfree(&compiled) }
+
+    public func matches(_ text: String) -> Bool {
+        regexec(&compiled, text, 0, nil, 0) == 0
+    }
+}

@@ -1,0 +1,194 @@
+import Dispatch
+import Logging
+import Synchronization
+import ToastCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs the commands of rules' `exec` (a sound, a script) when their toast
+/// is presented: off the event loop, at most `maxRunning` at once (the
+/// rest wait their turn, up to `maxWaiting`), each killed with its process
+/// group when it outlives `timeout`. A failure is logged, never fatal.
+///
+/// The toast reaches the command only through its environment (`TOAST_ID`,
+/// `TOAST_TITLE`, `TOAST_MESSAGE`, ...): argv is the rule's, as written,
+/// and no shell sees the toast's text.
+final class RuleCommandRunner: Sendable {
+    struct Limits: Sendable, Hashable {
+        var timeout: Duration = .seconds(10)
+        var maxRunning = 4
+        var maxWaiting = 256
+    }
+
+    private struct State {
+        var limits = Limits()
+        var running = 0
+        var waiting: [ToastService.RuleRun] = []
+    }
+
+    private let state = Mutex(State())
+    private let logger: Logger
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    var limits: Limits {
+        get { state.withLock { $0.limits } }
+        set { state.withLock { $0.limits = newValue } }
+    }
+
+    func run(_ command: ToastService.RuleRun) {
+        let start: Bool = state.withLock { state in
+            if state.running < state.limits.maxRunning {
+                state.running += 1
+                return true
+            }
+            if state.waiting.count < state.limits.maxWaiting {
+                state.waiting.append(command)
+            } else {
+                logger.warning(
+                    "a rule's command was skipped: too many are waiting",
+                    metadata: ["command": "\(command.argv[0])", "toast_id": "\(command.record.id)"]
+                )
+            }
+            return false
+        }
+        guard start else { return }
+        let thread = DispatchQueue.global()
+        thread.async { [self] in
+            var next: ToastService.RuleRun? = command
+            while let current = next {
+                execute(current)
+                next = state.withLock { state in
+                    if state.waiting.isEmpty {
+                        state.running -= 1
+                        return nil
+                    }
+                    return state.waiting.removeFirst()
+                }
+            }
+        }
+    }
+
+    // MARK: - One command
+
+    private func execute(_ command: ToastService.RuleRun) {
+        let timeout = state.withLock { $0.limits.timeout }
+        let metadata: Logger.Metadata = ["command": "\(command.argv[0])", "toast_id": "\(command.record.id)"]
+        guard let pid = spawn(command.argv, environment: Self.environment(for: command.record)) else {
+            logger.warning("a rule's command could not start", metadata: metadata.merging(["error": "\(String(cString: strerror(errno)))"]) { $1 })
+            return
+        }
+        let status = wait(for: pid, timeout: timeout)
+        switch status {
+        case nil:
+            kill(-pid, SIGKILL)
+            _ = Self.reap(pid)
+            logger.warning("a rule's command ran past its timeout and was killed", metadata: metadata.merging(["timeout": "\(timeout)"]) { $1 })
+        case let status? where status != 0:
+            logger.notice("a rule's command failed", metadata: metadata.merging(["status": "\(Self.describe(status))"]) { $1 })
+        default:
+            logger.debug("a rule's command ran", metadata: metadata)
+        }
+    }
+
+    /// The toast as environment variables, over toastd's own environment
+    /// (less any TOAST_ variables of its own).
+    static func environment(for record: ToastRecord) -> [String] {
+        let toast = record.toast
+        var variables = [
+            "TOAST_ID=\(record.id)",
+            "TOAST_MESSAGE=\(toast.message)",
+            "TOAST_ROLE=\(toast.role.rawValue)",
+            "TOAST_SCENE=\(toast.scene)",
+            "TOAST_ALIGNMENT=\(toast.alignment.rawValue)",
+            "TOAST_STATE=\(record.state.rawValue)",
+        ]
+        if let title = toast.title { variables.append("TOAST_TITLE=\(title)") }
+        if let source = toast.source { variables.append("TOAST_SOURCE=\(source)") }
+        if let icon = toast.icon { variables.append("TOAST_ICON=\(icon)") }
+        if let reuseID = toast.reuseID { variables.append("TOAST_REUSE_ID=\(reuseID)") }
+        if let level = toast.level { variables.append("TOAST_LEVEL=\(level)") }
+        var inherited: [String] = []
+        var entry = environ
+        while let pointer = entry.pointee {
+            let variable = String(cString: pointer)
+            if !variable.hasPrefix("TOAST_") { inherited.append(variable) }
+            entry += 1
+        }
+        return inherited + variables
+    }
+
+    /// Starts argv[0] (searched in PATH) in a process group of its own, with
+    /// stdin, stdout and stderr on /dev/null, default signal handling and
+    /// no blocked signals.
+    private func spawn(_ argv: [String], environment: [String]) -> pid_t? {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd in [Int32(0), 1, 2] {
+            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP)
+        )
+        var cArguments = argv.map { strdup($0) } + [nil]
+        var cEnvironment = environment.map { strdup($0) } + [nil]
+        defer {
+            for pointer in cArguments { free(pointer) }
+            for pointer in cEnvironment { free(pointer) }
+        }
+        var pid: pid_t = 0
+        let status = posix_spawnp(&pid, argv[0], &actions, &attributes, &cArguments, &cEnvironment)
+        guard status == 0 else {
+            errno = status
+            return nil
+        }
+        return pid
+    }
+
+    /// Waits for the child's exit status; `nil` when the timeout passed
+    /// first. It polls (every 2 ms at first, then up to every 50 ms): these
+    /// are a few short commands on a thread of their own.
+    private func wait(for pid: pid_t, timeout: Duration) -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        var pause: UInt32 = 2_000
+        while true {
+            if let status = Self.reap(pid, block: false) { return status }
+            guard ContinuousClock.now < deadline else { return nil }
+            usleep(pause)
+            pause = min(pause * 2, 50_000)
+        }
+    }
+
+    /// The child's wait status once it exited.
+    @discardableResult
+    private static func reap(_ pid: pid_t, block: Bool = true) -> Int32? {
+        var status: Int32 = 0
+        while true {
+            let result = waitpid(pid, &status, block ? 0 : WNOHANG)
+            if result == pid { return status }
+            if result < 0 && errno == EINTR { continue }
+            return result < 0 ? -1 : nil
+        }
+    }
+
+    private static func describe(_ status: Int32) -> String {
+        let signal = status & 0x7f
+        return signal == 0 ? "exit \((status >> 8) & 0xff)" : "signal \(signal)"
+    }
+}
