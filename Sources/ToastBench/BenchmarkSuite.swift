@@ -46,7 +46,9 @@ public struct BenchmarkSuite {
     /// toast would measure the logger), and limits high enough for 1M toasts.
     /// `ephemeral` is the in-memory baseline for the cost of persistence.
     func startToastd(ephemeral: Bool = false, extra: [String] = [], environment: [String: String] = [:]) throws -> ServerUnderTest {
-        try ServerUnderTest(
+        // Never the benchmarking user's own ~/.config/toastd/config.toml.
+        let environment = ["XDG_CONFIG_HOME": "/nonexistent/toastd-bench"].merging(environment) { $1 }
+        return try ServerUnderTest(
             name: "toastd", executable: programs.toastd,
             arguments: [
                 "--socket", "{socket}", "--log-level", "notice", "--log-target", "stderr", "--max-toasts", "2000000",
@@ -106,6 +108,10 @@ public struct BenchmarkSuite {
         var table = Table("server", "connections", "acked adds/s", "× toastd", "errors")
         var peakKiB = 0
         var persistence: [String] = []
+        var rulesCost: [String] = []
+        let rulesFile = "/tmp/toastd-bench-rules-\(getpid()).toml"
+        try writeFile(rulesFile, RulesBenchmark.twentyRules)
+        defer { unlink(rulesFile) }
         for connections in [1, 16] {
             let perConnection = total / connections
             var rows: [(String, IngestBenchmark.Result)] = []
@@ -113,6 +119,7 @@ public struct BenchmarkSuite {
                 ("C line echo", { try ServerUnderTest(name: "c-echo", executable: self.programs.cEcho, arguments: ["{socket}"]) }),
                 ("swift-nio line echo", { try ServerUnderTest(name: "nio-echo", executable: self.programs.bench, arguments: ["nio-echo", "--socket", "{socket}"]) }),
                 ("toastd --ephemeral", { try self.startToastd(ephemeral: true) }),
+                ("toastd + 20 rules", { try self.startToastd(extra: ["--config", rulesFile]) }),
                 ("toastd", { try self.startToastd() }),
             ]
             for (name, start) in servers {
@@ -130,7 +137,12 @@ public struct BenchmarkSuite {
             for (name, result) in rows {
                 table.add(name, "\(connections)", Figure.count(result.perSecond), Figure.ratio(result.perSecond / toastd), "\(result.errors)")
             }
-            let ephemeral = rows[rows.count - 2].1
+            let ephemeral = rows[rows.count - 3].1
+            let ruled = rows[rows.count - 2].1
+            rulesCost.append(
+                "\(connections) connection\(connections == 1 ? "" : "s"): \(Figure.count(ruled.perSecond)) adds/s with 20 rules, \(Figure.count(toastd)) without; "
+                    + "the rules cost \(Figure.fixed(1e6 / ruled.perSecond - 1e6 / toastd, 2)) µs per add"
+            )
             persistence.append(
                 "\(connections) connection\(connections == 1 ? "" : "s"): \(Figure.count(toastd)) adds/s durable, \(Figure.count(ephemeral.perSecond)) ephemeral; "
                     + "persistence costs \(Figure.fixed(1e6 / toastd - 1e6 / ephemeral.perSecond, 2)) µs per add (ephemeral / durable = \(Figure.ratio(ephemeral.perSecond / toastd)))"
@@ -140,6 +152,20 @@ public struct BenchmarkSuite {
         print("toastd peak RSS during ingest: \(Figure.fixed(Double(peakKiB) / 1024, 1)) MiB\n")
         print("The cost of persistence (toastd ships durable; `--ephemeral` keeps everything in memory):\n\n"
             + persistence.map { "- " + $0 }.joined(separator: "\n") + "\n")
+        print("The cost of a 20-rule configuration (RulesBenchmark.twentyRules; durable in both):\n\n"
+            + rulesCost.map { "- " + $0 }.joined(separator: "\n") + "\n")
+        try regexes()
+    }
+
+    /// The rules' regex matcher against glibc's regexec, same patterns, same texts.
+    public func regexes() throws {
+        var table = Table("pattern", "text", "BoundedRegex µs", "glibc µs", "glibc / ours")
+        for bytes in [256, 4_096] {
+            for row in try RulesBenchmark.regexes(bytes: bytes, rounds: quick ? 5 : 21) {
+                table.add("`\(row.pattern)`", "\(row.textBytes) B", Figure.fixed(row.bounded, 1), Figure.fixed(row.glibc, 1), Figure.ratio(row.glibc / row.bounded))
+            }
+        }
+        print("### Rules: regular expressions (a text each does not match: the slow case)\n\n" + table.markdown + "\n")
     }
 
     // MARK: - 6. D-Bus

@@ -18,6 +18,8 @@ public struct ToastFieldOptions: ParsableArguments {
     @Option(name: .customLong("action"), help: "An action as ID:LABEL, e.g. undo:Undo (up to 3).") var actions: [String] = []
     @Option(help: "Who sends it (default: this process, name[pid]).") var source: String?
     @Option(help: "never, presentation or always.", completion: .list(CancellationPolicy.allCases.map(\.rawValue))) var cancellation: String?
+    @Option(help: "How important, 0 to 100 (default: its role's; failure 80): at or above a pause's level it still shows.")
+    var level: Int?
     @Option(help: "contextChanged or presentationDismissed (repeatable).", completion: .list(["contextChanged", "presentationDismissed"])) var invalidation: [String] = []
 
     /// The options' values, as a plain value.
@@ -25,7 +27,7 @@ public struct ToastFieldOptions: ParsableArguments {
         ToastFields(
             title: title, icon: icon, role: role, duration: duration, alignment: alignment, scene: scene,
             reuseID: reuseID, progress: progress, notDismissible: notDismissible, closeButton: closeButton,
-            actions: actions, source: source, cancellation: cancellation, invalidation: invalidation
+            actions: actions, source: source, cancellation: cancellation, invalidation: invalidation, level: level
         )
     }
 }
@@ -47,6 +49,7 @@ struct ToastFields: Equatable {
     var source: String?
     var cancellation: String?
     var invalidation: [String] = []
+    var level: Int?
 
     struct Invalid: Error {
         var message: String
@@ -70,6 +73,7 @@ struct ToastFields: Equatable {
         if let source { members["source"] = .string(source) }
         if let cancellation { members["cancellation"] = .string(cancellation) }
         if !invalidation.isEmpty { members["invalidation"] = .array(invalidation.map { .string($0) }) }
+        if let level { members["level"] = .int(Int64(level)) }
         let toast = JSONValue.object(members)
         do {
             _ = try WireDecoder.decodeToast(toast)

@@ -22,7 +22,8 @@ public struct Toastctl: ParsableCommand {
             """,
         subcommands: [
             Add.self, Update.self, Remove.self, Dismiss.self, Invoke.self, Clear.self, List.self, Pause.self,
-            Resume.self, Status.self, Watch.self, Raw.self, Run.self, History.self, Restore.self,
+            Resume.self, IsPaused.self, Mode.self, Inhibit.self, Reload.self, Status.self, Watch.self, Raw.self,
+            Run.self, History.self, Restore.self,
         ]
     )
 
@@ -141,7 +142,8 @@ struct FilterOptions: ParsableArguments {
     var filter: SceneFilter { SceneFilter(scene: scene, roles: role) }
 }
 
-/// `--id N` or `--reuse-id R [--scene S]`.
+/// `ID`, `--reuse-id R [--scene S]`, or (where a command allows it)
+/// `--latest`: the toast presented last, for keybindings that know no id.
 struct TargetOptions: ParsableArguments {
     @Argument(help: "The toast's id.") var id: UInt64?
     @Option(name: .customLong("reuse-id"), help: "Name the toast by its reuse id instead.") var reuseID: String?
@@ -158,6 +160,50 @@ struct TargetOptions: ParsableArguments {
         if let reuseID { members["reuseId"] = .string(reuseID) }
         if let scene { members["scene"] = .string(scene) }
         return members
+    }
+}
+
+/// The target of dismiss and invoke: an id, a reuse id, or `--latest`.
+struct LatestTargetOptions: ParsableArguments {
+    @Option(name: .customLong("reuse-id"), help: "Name the toast by its reuse id instead of its ID.") var reuseID: String?
+    @Option(help: "The scene of --reuse-id.") var scene: String?
+    @Flag(help: "The toast shown last (the newest on screen), for keybindings.") var latest = false
+
+    func validate(id: UInt64?) throws {
+        let given = [id != nil, reuseID != nil, latest].filter { $0 }.count
+        if given != 1 { throw ValidationError("name the toast by its ID, by --reuse-id, or with --latest: one of them") }
+        if scene != nil && reuseID == nil { throw ValidationError("--scene goes with --reuse-id") }
+    }
+
+    /// The request's target members; `--latest` asks toastd which toast that is.
+    /// `having`: only toasts with this action (or with any action, for "").
+    func members(op: String, id: UInt64?, client: ClientOptions, having action: String? = nil) throws -> [String: JSONValue] {
+        var members: [String: JSONValue] = ["op": .string(op)]
+        if let id { members["id"] = .int(Int64(id)) }
+        if let reuseID { members["reuseId"] = .string(reuseID) }
+        if let scene { members["scene"] = .string(scene) }
+        if latest {
+            let snapshot = try client.perform(["op": "list"])
+            guard let newest = Self.latest(in: snapshot, having: action) else {
+                printError("toastctl: no toast is shown" + (action.map { $0.isEmpty ? " with an action" : " with action '\($0)'" } ?? ""))
+                throw ExitCode(1)
+            }
+            members["id"] = newest["id"]
+        }
+        return members
+    }
+
+    /// The shown toast presented last (highest `presentedAt`, then id).
+    static func latest(in snapshot: JSONValue, having action: String?) -> JSONValue? {
+        guard case .array(let toasts)? = snapshot["toasts"] else { return nil }
+        let shown = toasts.filter { toast in
+            guard toast["state"] == "shown" else { return false }
+            guard let action else { return true }
+            guard case .array(let actions)? = toast["actions"], !actions.isEmpty else { return false }
+            return action.isEmpty || actions.contains { $0["id"]?.stringValue == action }
+        }
+        let newest = shown.max { ($0["presentedAt"]?.intValue ?? 0, $0["id"]?.intValue ?? 0) < ($1["presentedAt"]?.intValue ?? 0, $1["id"]?.intValue ?? 0) }
+        return newest
     }
 }
 
@@ -268,19 +314,55 @@ extension Toastctl {
         static let configuration = CommandConfiguration(
             commandName: "dismiss", abstract: "Dismiss a toast (as a person); refused if it is not dismissible.")
         @OptionGroup var client: ClientOptions
-        @OptionGroup var target: TargetOptions
-        func run() throws { try client.performPrintingID(target.members(op: "dismiss")) }
+        @Argument(help: "The toast's id.") var id: UInt64?
+        @OptionGroup var target: LatestTargetOptions
+        func validate() throws { try target.validate(id: id) }
+        func run() throws { try client.performPrintingID(target.members(op: "dismiss", id: id, client: client)) }
     }
 
     struct Invoke: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "invoke", abstract: "Invoke one of a toast's actions.")
+            commandName: "invoke",
+            abstract: "Invoke one of a toast's actions.",
+            discussion: """
+                toastctl invoke ID --action ACTION, or toastctl invoke --latest [ACTION]: the toast shown                 last that has ACTION (or any action; then its first one, as a click would).
+                """
+        )
         @OptionGroup var client: ClientOptions
-        @OptionGroup var target: TargetOptions
-        @Option(help: "The action's id.") var action: String
+        @Argument(help: "The toast's id; with --latest, the action.") var idOrAction: String?
+        @OptionGroup var target: LatestTargetOptions
+        @Option(help: "The action's id.") var action: String?
+
+        var id: UInt64? { target.latest ? nil : idOrAction.flatMap(UInt64.init) }
+        var actionID: String? { action ?? (target.latest ? idOrAction : nil) }
+
+        func validate() throws {
+            if !target.latest, let idOrAction, UInt64(idOrAction) == nil {
+                throw ValidationError("'\(idOrAction)' is not a toast id")
+            }
+            if target.latest && action != nil && idOrAction != nil {
+                throw ValidationError("give the action once: as --action or after --latest")
+            }
+            try target.validate(id: id)
+            if !target.latest && action == nil { throw ValidationError("missing --action") }
+        }
+
         func run() throws {
-            var request = target.members(op: "invoke")
-            request["action"] = .string(action)
+            var request = try target.members(op: "invoke", id: id, client: client, having: actionID ?? "")
+            var chosen = actionID
+            if chosen == nil, target.latest {
+                // The first action of the toast --latest picked, as a click would invoke.
+                let snapshot = try client.perform(["op": "list"])
+                if let toast = LatestTargetOptions.latest(in: snapshot, having: ""), case .array(let actions)? = toast["actions"] {
+                    request["id"] = toast["id"]
+                    chosen = actions.first?["id"]?.stringValue
+                }
+            }
+            guard let chosen else {
+                printError("toastctl: the toast has no action to invoke")
+                throw ExitCode(1)
+            }
+            request["action"] = .string(chosen)
             try client.performPrintingID(request)
         }
     }
@@ -316,33 +398,6 @@ extension Toastctl {
                     let repeats = (toast["repeat"]?.intValue ?? 1) > 1 ? " ×\(toast["repeat"]!.intValue!)" : ""
                     return fields.joined(separator: "\t") + "\t" + Terminal.sanitize(toast["message"]?.stringValue ?? "") + repeats
                 }.joined(separator: "\n") + (result["paused"] == .bool(true) ? "\n(paused)" : "")
-            }
-        }
-    }
-
-    struct Pause: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "pause", abstract: "Do not disturb: show nothing new until resume.")
-        @OptionGroup var client: ClientOptions
-        func run() throws { client.output(try client.perform(["op": "pause"])) { "paused" } }
-    }
-
-    struct Resume: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "resume", abstract: "Show what waited, in order.")
-        @OptionGroup var client: ClientOptions
-        func run() throws { client.output(try client.perform(["op": "resume"])) { "resumed" } }
-    }
-
-    struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "status", abstract: "The daemon's counters.")
-        @OptionGroup var client: ClientOptions
-        func run() throws {
-            let result = try client.perform(["op": "status"])
-            client.output(result) {
-                guard case .object(let members) = result else { return "" }
-                return members.keys.sorted().map { "\($0): \(members[$0]!.serializedScalar)" }.joined(separator: "\n")
             }
         }
     }

@@ -136,7 +136,7 @@ struct ConfigReader {
             if table["match"] == nil {
                 problem(place, "a rule needs a `match` table (use `match = {}` to match every toast)")
             }
-            if rule.set == ToastRule.Changes(), !rule.drop, rule.exec == nil {
+            if table["set"] == nil, table["drop"] == nil, table["exec"] == nil {
                 problem(place, "the rule does nothing: give it `set`, `drop = true` or `exec`")
             }
             config.rules.rules.append(rule)

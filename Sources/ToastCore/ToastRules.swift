@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+import Glibc  // fnmatch(3)
 #endif
 
 /// What the configuration does to each toast on its way in: the defaults
@@ -164,48 +164,3 @@ public enum TextPattern: Sendable {
     }
 }
 
-/// A POSIX extended regular expression that cannot stall the daemon.
-///
-/// glibc's matcher without back-references simulates the automaton over
-/// sets of states: its time grows with the text times the pattern, never
-/// exponentially, whatever the pattern (no catastrophic backtracking). So
-/// the bound is: back-references are refused, a pattern is at most
-/// `maxPatternBytes`, and a toast's text is at most 4 KiB (the protocol's
-/// limit). A test measures the daemon's status round trip while a
-/// pathological pattern meets a 4 KiB message.
-public final class BoundedRegex: @unchecked Sendable {
-    public let pattern: String
-    private var compiled = regex_t()
-
-    public static let maxPatternBytes = 256
-
-    public struct Invalid: Error, Sendable {
-        public let message: String
-    }
-
-    public init(_ pattern: String) throws(Invalid) {
-        self.pattern = pattern
-        guard pattern.utf8.count <= Self.maxPatternBytes else {
-            throw Invalid(message: "a pattern is at most \(Self.maxPatternBytes) bytes")
-        }
-        var escaped = false
-        for byte in pattern.utf8 {
-            if escaped, (UInt8(ascii: "1")...UInt8(ascii: "9")).contains(byte) {
-                throw Invalid(message: "back-references (\\1 to \\9) are not allowed: they make matching exponential")
-            }
-            escaped = !escaped && byte == UInt8(ascii: "\\")
-        }
-        let status = regcomp(&compiled, pattern, REG_EXTENDED | REG_NOSUB)
-        guard status == 0 else {
-            var buffer = [CChar](repeating: 0, count: 256)
-            regerror(status, &compiled, &buffer, buffer.count)
-            throw Invalid(message: String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-    }
-
-    deinit { regfree(&compiled) }
-
-    public func matches(_ text: String) -> Bool {
-        regexec(&compiled, text, 0, nil, 0) == 0
-    }
-}

@@ -85,6 +85,7 @@ public enum WireEncoder {
             "queued": .int(Int64(scheduler.queuedCount)),
             "paused": .bool(scheduler.isPaused),
             "pauseLevel": .int(Int64(scheduler.pauseLevel)),
+            "pausedLevel": .int(Int64(scheduler.pausedLevel)),
             "modes": .array(scheduler.modes.map { .string($0) }),
             "connections": .int(Int64(connections)),
             "subscribers": .int(Int64(subscribers)),

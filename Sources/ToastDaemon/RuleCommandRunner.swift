@@ -26,6 +26,9 @@ final class RuleCommandRunner: Sendable {
         var limits = Limits()
         var running = 0
         var waiting: [ToastService.RuleRun] = []
+        /// The process groups running now, for `stop`.
+        var groups: Set<pid_t> = []
+        var stopped = false
     }
 
     private let state = Mutex(State())
@@ -42,6 +45,7 @@ final class RuleCommandRunner: Sendable {
 
     func run(_ command: ToastService.RuleRun) {
         let start: Bool = state.withLock { state in
+            if state.stopped { return false }
             if state.running < state.limits.maxRunning {
                 state.running += 1
                 return true
@@ -73,6 +77,18 @@ final class RuleCommandRunner: Sendable {
         }
     }
 
+    /// At shutdown: nothing new starts, and what runs is killed (systemd
+    /// would kill the service's cgroup anyway; a plain run must not leave
+    /// commands behind).
+    func stop() {
+        let groups = state.withLock { state in
+            state.stopped = true
+            state.waiting = []
+            return state.groups
+        }
+        for group in groups { kill(-group, SIGKILL) }
+    }
+
     // MARK: - One command
 
     private func execute(_ command: ToastService.RuleRun) {
@@ -82,6 +98,12 @@ final class RuleCommandRunner: Sendable {
             logger.warning("a rule's command could not start", metadata: metadata.merging(["error": "\(String(cString: strerror(errno)))"]) { $1 })
             return
         }
+        let stopped = state.withLock { state in
+            state.groups.insert(pid)
+            return state.stopped
+        }
+        if stopped { kill(-pid, SIGKILL) }
+        defer { state.withLock { _ = $0.groups.remove(pid) } }
         let status = wait(for: pid, timeout: timeout)
         switch status {
         case nil:

@@ -491,6 +491,7 @@ final class ToastHub: @unchecked Sendable {
         loop.preconditionInEventLoop()
         isShuttingDown = true
         timer?.cancel()
+        runner.stop()
         // What was acknowledged is committed; let the last steps' writes out first.
         endStep()
         return persistence.idle.flatMap { [self] in closeAll(reason: reason) }.always { [persistence] _ in

@@ -197,7 +197,7 @@ public final class ToastServer: @unchecked Sendable {
     /// `name[pid]`, the default source of a peer's toasts. /proc is served
     /// from memory, so this read does not block the event loop on a disk.
     static func processName(pid: pid_t) -> String {
-        let fd = open("/proc/\(pid)/comm", O_RDONLY)
+        let fd = open("/proc/\(pid)/comm", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return "pid[\(pid)]" }
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: 64)

@@ -6,7 +6,9 @@ import ToastCore
 /// The bytes are split into lines. A line `@N` lets N milliseconds pass on
 /// the virtual clock (at most a day), firing due timers at their instants.
 /// A line `~SOURCE` switches the connection's default source (as a new
-/// client would), and any other line is a protocol request, handled exactly
+/// client would), a line `!N` puts rule set N in force (a reload; see
+/// `ruleSets`), a line `^` closes the connection (which releases its
+/// inhibitor), and any other line is a protocol request, handled exactly
 /// as toastd handles a line from a socket. After every step the
 /// `SchedulerInvariants` are checked, and every reply must be JSON that
 /// reads back to itself. At the end every toast is ended, and each must
@@ -17,6 +19,36 @@ public enum FuzzInput {
     )
     /// At most this many lines are replayed, so one input stays fast.
     public static let maximumLines = 400
+
+    /// What `!N` reloads: no rules, then two sets that use every action and
+    /// every kind of match (sources, roles, modes, text globs, regexes).
+    public static let ruleSets: [ToastRules] = {
+        func rule(_ build: (inout ToastRule) -> Void) -> ToastRule {
+            var rule = ToastRule()
+            build(&rule)
+            return rule
+        }
+        let first = ToastRules(
+            roles: [.failure: RoleDefaults(duration: .indefinite, alignment: .bottom)],
+            rules: [
+                rule { $0.match.source = .glob("chatty*"); $0.drop = true },
+                rule { $0.match.source = .glob("ci*"); $0.match.role = .info; $0.set.role = .failure },
+                rule { $0.match.role = .failure; $0.exec = ["true"] },
+                rule { $0.match.mode = "presentation"; $0.set.scene = "quiet" },
+                rule { $0.match.mode = "dnd"; $0.drop = true },
+                rule { $0.match.message = .regex(try! BoundedRegex("(a|aa)*b|^x+$")); $0.set.level = 100 },
+            ]
+        )
+        let second = ToastRules(
+            roles: [.warning: RoleDefaults(duration: .seconds(0.5), dismissible: false)],
+            rules: [
+                rule { $0.match.title = .glob("*"); $0.set.alignment = .center },
+                rule { $0.match.alignment = .bottom; $0.set.duration = .short; $0.exec = ["true"] },
+                rule { $0.match.scene = "default"; $0.match.role = .plain; $0.set.level = 60 },
+            ]
+        )
+        return [ToastRules(), first, second]
+    }()
 
     /// Replays `bytes` and returns every broken promise (empty if none).
     public static func run(_ bytes: UnsafeBufferPointer<UInt8>) -> [String] {
@@ -33,12 +65,21 @@ public enum FuzzInput {
                 invariants.observe(events(of: service.advance(to: now)))
             case UInt8(ascii: "~"):
                 source = String(decoding: line.dropFirst().prefix(32), as: UTF8.self)
+            case UInt8(ascii: "!"):
+                let rules = ruleSets[Int(milliseconds(line.dropFirst())) % ruleSets.count]
+                invariants.observe(events(of: service.reconfigure(configuration, rules: rules, now: now)))
+            case UInt8(ascii: "^"):
+                invariants.observe(events(of: service.disconnect(0, now: now)))
             default:
                 let response = service.respond(toLine: line, defaultSource: source, now: now)
                 invariants.observe(response.events)
                 if let reply = response.reply, let problem = readsBack(reply) {
                     if replyViolations.count < 5 { replyViolations.append(problem) }
                 }
+            }
+            for run in service.takeRuns() where service.scheduler.record(run.record.id)?.state != .shown {
+                // A command runs when its toast is presented (or re-added while shown).
+                if replyViolations.count < 5 { replyViolations.append("exec for toast \(run.record.id), which is not shown") }
             }
             invariants.check(service.scheduler, now: now)
         }

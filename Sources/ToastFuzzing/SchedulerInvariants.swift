@@ -54,6 +54,10 @@ public struct SchedulerInvariants {
         case .presented:
             entered.insert(record.id)
             presented.append(record)
+        case .cancelled(_, .dropped):
+            // A rule's drop: it enters and ends in the same event.
+            if !entered.insert(record.id).inserted { fail("toast \(record.id) was dropped after it entered") }
+            ended[record.id, default: 0] += 1
         case .dismissed, .cancelled:
             if !entered.contains(record.id) { fail("toast \(record.id) ended without entering") }
             ended[record.id, default: 0] += 1

@@ -144,7 +144,7 @@ public final class TailApp {
         case .clear:
             command(["op": "clear", "scene": .string(configuration.scene)], now)
         case .pause:
-            command(["op": model.paused ? "resume" : "pause"], now)
+            command(["op": "pause", "toggle": true], now)
         }
     }
 

@@ -27,9 +27,9 @@ final class DaemonFixture: @unchecked Sendable {
         let state = arguments.contains("--ephemeral") || arguments.contains("--state-dir") ? [] : ["--state-dir", stateDirectory]
         process.arguments = ["--socket", socket, "--log-level", "warning"] + state + arguments
         process.standardError = log
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
+        // The tester's own ~/.config/toastd/config.toml must not change what a test sees.
+        let isolated = ["XDG_CONFIG_HOME": directory.appending(path: "config").path].merging(environment) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(isolated) { $1 }
         try process.run()
         for _ in 0..<200 where !SocketFileProbe.accepting(socket) {
             usleep(10_000)

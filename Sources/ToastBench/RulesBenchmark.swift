@@ -1,0 +1,135 @@
+import ToastCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The rules engine's cost: a 20-rule configuration, the shape a real
+/// user's file has (globs on sources and text, roles, scenes, modes, two
+/// regular expressions), and the regex matcher against glibc's on the
+/// patterns that make matchers slow.
+public enum RulesBenchmark {
+    /// Twenty rules, several of which match the ingest workload's toasts.
+    public static let twentyRules = """
+        modes = ["presentation", "focus"]
+
+        [roles.failure]
+        duration = "long"
+
+        [[rule]]
+        match = { source = "ci*" }
+        set = { icon = "ci" }
+
+        [[rule]]
+        match = { source = "toast-bench*", role = "failure" }
+        set = { level = 90 }
+
+        [[rule]]
+        match = { title = "CI" }
+        set = { icon = "tools" }
+
+        [[rule]]
+        match = { message = "build *-1?? finished*" }
+        set = { scene = "s1" }
+
+        [[rule]]
+        match = { message_regex = "finished in [0-9]+ s$" }
+        set = { dismissible = true }
+
+        [[rule]]
+        match = { message_regex = "(error|fail(ed|ure))" }
+        set = { role = "failure" }
+
+        [[rule]]
+        match = { scene = "s3", role = "info" }
+        set = { alignment = "bottom" }
+
+        [[rule]]
+        match = { mode = "presentation" }
+        drop = true
+
+        [[rule]]
+        match = { mode = "focus", role = "plain" }
+        drop = true
+
+        [[rule]]
+        match = { source = "chatty-app" }
+        drop = true
+
+        [[rule]]
+        match = { source = "spotify*" }
+        set = { duration = "short" }
+
+        [[rule]]
+        match = { alignment = "center", role = "success" }
+        set = { duration = 1.5 }
+
+        [[rule]]
+        match = { role = "warning" }
+        set = { level = 60 }
+
+        [[rule]]
+        match = { title_regex = "^(Deploy|Release)" }
+        set = { role = "warning" }
+
+        [[rule]]
+        match = { message = "*password*" }
+        set = { scene = "private" }
+
+        [[rule]]
+        match = { source = "backup*" }
+        set = { alignment = "bottom" }
+
+        [[rule]]
+        match = { app = "firefox*" }
+        set = { icon = "web" }
+
+        [[rule]]
+        match = { scene = "s0", alignment = "top" }
+        set = { icon = "zero" }
+
+        [[rule]]
+        match = { message = "build *" }
+        set = { level = 10 }
+
+        [[rule]]
+        match = { role = "success", message = "*in 9?? s" }
+        set = { duration = "short" }
+        """
+
+    public struct RegexRow: Sendable {
+        public var pattern: String
+        public var textBytes: Int
+        /// Microseconds per match.
+        public var bounded: Double
+        public var glibc: Double
+    }
+
+    /// Each pattern against a text of `bytes` that it does not match (the
+    /// slow case for a search): microseconds per match, ours and glibc's.
+    public static func regexes(bytes: Int, rounds: Int) throws -> [RegexRow] {
+        let patterns = ["finished in [0-9]+ s$", "(error|fail(ed|ure))", "^(a+)+$", "(a|aa)*b", "((a|b)*c)*d"]
+        let text = String(repeating: "a", count: bytes - 1) + "!"
+        var rows: [RegexRow] = []
+        for pattern in patterns {
+            let regex = try BoundedRegex(pattern)
+            var compiled = regex_t()
+            guard regcomp(&compiled, pattern, REG_EXTENDED | REG_NOSUB) == 0 else { throw BenchError("glibc refused \(pattern)") }
+            defer { regfree(&compiled) }
+            var hits = 0
+            let ours = Samples(time(rounds: rounds) { if regex.matches(text) { hits += 1 } })
+            let theirs = Samples(time(rounds: rounds) { if regexec(&compiled, text, 0, nil, 0) == 0 { hits += 1 } })
+            rows.append(RegexRow(pattern: pattern, textBytes: bytes, bounded: ours.median * 1_000, glibc: theirs.median * 1_000))
+        }
+        return rows
+    }
+
+    /// Milliseconds per call of `body`, one sample per round.
+    static func time(rounds: Int, _ body: () -> Void) -> [Double] {
+        (0..<rounds).map { _ in
+            let start = monotonicNanoseconds()
+            body()
+            return Double(monotonicNanoseconds() - start) / 1e6
+        }
+    }
+}

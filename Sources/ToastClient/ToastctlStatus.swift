@@ -1,0 +1,142 @@
+import ArgumentParser
+import ToastCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Toastctl {
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "status",
+            abstract: "The daemon's counters; with --follow, a line per change (for status bars).",
+            discussion: """
+                --follow prints the status once, then again each time it changes, until interrupted; when \
+                toastd goes away it prints an `offline` line and reconnects. --format waybar prints \
+                waybar's custom-module JSON: text (toasts live), alt and class (paused, dnd, \
+                notification, none, offline), tooltip.
+                """
+        )
+        @OptionGroup var client: ClientOptions
+        @Flag(help: "Print again on every change, until interrupted.") var follow = false
+        @Option(help: "text, json or waybar.") var format: StatusFormat?
+
+        func run() throws {
+            let format = self.format ?? (client.json ? .json : .text)
+            guard follow else {
+                print(format.render(try client.perform(["op": "status"])))
+                return
+            }
+            try Self.follow(client: client) { status in
+                printLine(status.map(format.render) ?? format.offline)
+            }
+        }
+
+        /// Calls `emit` with the status now and after every change (nil while
+        /// toastd is unreachable); returns only on an impostor.
+        static func follow(client: ClientOptions, emit: (JSONValue?) -> Void) throws {
+            var last: String?
+            var backoff: Int64 = 250
+            func report(_ status: JSONValue?) {
+                let key = status.map(StatusFormat.waybar.render) ?? ""
+                if key != last {
+                    last = key
+                    emit(status)
+                }
+            }
+            while true {
+                do {
+                    let events = try ToastConnection(path: client.socketPath)
+                    let queries = try ToastConnection(path: client.socketPath)
+                    _ = try client.result(of: events.request(["op": "subscribe", "snapshot": false], timeout: client.replyTimeout))
+                    backoff = 250
+                    while true {
+                        report(try client.result(of: queries.request(["op": "status"], timeout: client.replyTimeout)))
+                        _ = try events.readLine()
+                        // A burst of events is one change: read what else is there.
+                        while (try? events.readLine(timeout: 20)) != nil {}
+                    }
+                } catch let failure as ToastConnection.Failure {
+                    if case .impostor = failure {
+                        printError("toastctl: \(failure)")
+                        throw ExitCode(3)
+                    }
+                    report(nil)
+                    usleep(useconds_t(backoff * 1000))
+                    backoff = min(5_000, backoff * 2)
+                }
+            }
+        }
+    }
+}
+
+/// How `status` prints.
+enum StatusFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json, waybar
+
+    func render(_ status: JSONValue) -> String {
+        switch self {
+        case .json:
+            return status.serialized
+        case .waybar:
+            return Self.waybar(status).serialized
+        case .text:
+            guard case .object(let members) = status else { return "" }
+            return members.keys.sorted().map { "\($0): \(members[$0]!.serializedScalar)" }.joined(separator: "\n")
+        }
+    }
+
+    var offline: String {
+        switch self {
+        case .text: "offline"
+        case .json: #"{"offline":true}"#
+        case .waybar:
+            (["text": "", "alt": "offline", "class": "offline", "tooltip": "toastd is not running"] as JSONValue).serialized
+        }
+    }
+
+    /// waybar's custom module JSON, as swaync-client -swb prints it:
+    /// `alt` is `paused` (toastctl pause), `dnd` (only inhibitors hold),
+    /// `notification` (toasts are live) or `none`; `class` is the same, plus
+    /// `config-error` when toastd refused its configuration file.
+    static func waybar(_ status: JSONValue) -> JSONValue {
+        let shown = status["shown"]?.intValue ?? 0
+        let queued = status["queued"]?.intValue ?? 0
+        let level = status["pauseLevel"]?.intValue ?? 0
+        let pausedLevel = status["pausedLevel"]?.intValue ?? level
+        let inhibitors = status["inhibitors"]?.intValue ?? 0
+        let alt =
+            pausedLevel > 0 ? "paused" : level > 0 ? "dnd" : shown + queued > 0 ? "notification" : "none"
+        var tooltip = "\(shown) shown, \(queued) waiting"
+        if level > 0 { tooltip += "; do not disturb at level \(level)" }
+        if inhibitors > 0 { tooltip += "; \(inhibitors) inhibitor\(inhibitors == 1 ? "" : "s")" }
+        if case .array(let modes)? = status["modes"], !modes.isEmpty {
+            tooltip += "; modes: " + modes.compactMap(\.stringValue).joined(separator: ", ")
+        }
+        var classes: [JSONValue] = [.string(alt)]
+        if let error = status["configError"]?.stringValue {
+            classes.append("config-error")
+            tooltip += "\nconfiguration refused: " + (error.split(separator: "\n").first.map(String.init) ?? "")
+        }
+        return [
+            "text": .string(shown + queued > 0 ? "\(shown + queued)" : ""),
+            "alt": .string(alt),
+            "class": classes.count == 1 ? classes[0] : .array(classes),
+            // waybar reads the tooltip as Pango markup.
+            "tooltip": .string(Self.escapingMarkup(tooltip)),
+        ]
+    }
+
+    static func escapingMarkup(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}

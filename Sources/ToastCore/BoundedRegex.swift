@@ -1,0 +1,462 @@
+/// A regular expression whose matching time is linear in the text: the
+/// rules' `title_regex` and `message_regex`, which run on the event loop.
+///
+/// Why not a library: Swift's `Regex` backtracks (exponential on `(a+)+$`),
+/// and glibc's `regexec` is quadratic for a search that fails, because it
+/// starts again at every position: `(a|aa)*b` against a 4 KiB message took
+/// 41 ms, and 167 ms against 8 KiB, on this machine (docs/BENCHMARKS.md,
+/// "Rules"). This is a Pike VM (Thompson's construction simulated over sets
+/// of states): one pass over the text, at most `maxProgram` states per
+/// character, whatever the pattern; a test measures the status round trip
+/// while pathological patterns meet 4 KiB messages.
+///
+/// The syntax is POSIX extended (ERE) as glibc reads it without flags,
+/// which a differential test checks against `regexec`: literals, `.`,
+/// bracket expressions with ranges, negation and `[:class:]`, `^`, `$`,
+/// groups, `|`, `*`, `+`, `?`, `{m}`, `{m,}`, `{m,n}`, and `\` escapes;
+/// plus `\d`, `\w`, `\s` and their negations. Back-references are refused:
+/// no linear matcher can have them. Matching is by Unicode scalar.
+public struct BoundedRegex: Sendable {
+    public let pattern: String
+    private let program: [Instruction]
+    /// The bracket expressions, which `.set(index)` names (so that an
+    /// instruction is a plain value, copied without reference counting).
+    private let sets: [ScalarSet]
+    /// Every match starts at the text's start (`^` leads every branch).
+    private let anchored: Bool
+    /// What a match's first scalar must be, when the pattern says (no `.`
+    /// or empty match at its start): positions that cannot start a match
+    /// are skipped without following the pattern's start.
+    private let first: [Instruction]?
+
+    /// Longest pattern accepted, in bytes.
+    public static let maxPatternBytes = 256
+    /// Most states a compiled pattern may have (repetitions count each copy).
+    public static let maxProgram = 2_000
+
+    public struct Invalid: Error, Sendable, Hashable {
+        public let message: String
+    }
+
+    public init(_ pattern: String) throws(Invalid) {
+        guard pattern.utf8.count <= Self.maxPatternBytes else {
+            throw Invalid(message: "a pattern is at most \(Self.maxPatternBytes) bytes")
+        }
+        self.pattern = pattern
+        var parser = Parser(Array(pattern.unicodeScalars))
+        let tree = try parser.parse()
+        var compiler = Compiler()
+        try compiler.emit(tree)
+        compiler.program.append(.match)
+        program = compiler.program
+        sets = compiler.sets
+        (anchored, first) = Self.analyzeStart(program)
+    }
+
+    /// Follows the pattern's start through jumps and splits: whether every
+    /// path passes `^` first, and which instructions can consume its first scalar.
+    private static func analyzeStart(_ program: [Instruction]) -> (anchored: Bool, first: [Instruction]?) {
+        // Each path remembers whether it passed `^`.
+        var seen = Set<[Int]>()
+        var stack = [(pc: 0, anchored: false)]
+        var consumers: [Instruction] = []
+        var unanchoredPath = false
+        var anything = false
+        while let (pc, passed) = stack.popLast() {
+            guard seen.insert([pc, passed ? 1 : 0]).inserted else { continue }
+            switch program[pc] {
+            case .jump(let target): stack.append((target, passed))
+            case .split(let a, let b): stack += [(a, passed), (b, passed)]
+            case .lineStart: stack.append((pc + 1, true))
+            case .lineEnd, .match, .any:
+                if !passed { unanchoredPath = true }
+                anything = true
+            case .scalar, .set:
+                if !passed { unanchoredPath = true }
+                consumers.append(program[pc])
+            }
+        }
+        return (!unanchoredPath, anything ? nil : consumers)
+    }
+
+    private func consumes(_ instruction: Instruction, _ scalar: Unicode.Scalar) -> Bool {
+        switch instruction {
+        case .scalar(let expected): scalar == expected
+        case .any: true
+        case .set(let index): sets[index].contains(scalar)
+        default: false
+        }
+    }
+
+    /// Whether the pattern matches anywhere in `text`.
+    public func matches(_ text: String) -> Bool {
+        var current = StateSet(capacity: program.count)
+        var next = StateSet(capacity: program.count)
+        var stack: [Int] = []
+        stack.reserveCapacity(program.count)
+        var scalars = text.unicodeScalars.makeIterator()
+        var scalar = scalars.next()
+        var position = 0
+        while true {
+            let atEnd = scalar == nil
+            // A match may start at any position (at the first only, when
+            // anchored): a thread at the pattern's start, unless this
+            // scalar cannot begin a match.
+            if position == 0 || !anchored {
+                let useful = first.map { first in scalar.map { s in first.contains { consumes($0, s) } } ?? false } ?? true
+                if useful, add(0, to: &current, at: position, atEnd: atEnd, stack: &stack) { return true }
+            }
+            guard let current_ = scalar else { return false }
+            if current.members.isEmpty && anchored { return false }
+            next.clear()
+            for pc in current.members where consumes(program[pc], current_) {
+                if add(pc + 1, to: &next, at: position + 1, atEnd: false, stack: &stack) {
+                    return true
+                }
+            }
+            scalar = scalars.next()
+            position += 1
+            if scalar == nil {
+                // `$` can hold only now: follow the threads again knowing it.
+                let survivors = next.members
+                next.clear()
+                for pc in survivors where add(pc, to: &next, at: position, atEnd: true, stack: &stack) { return true }
+            }
+            swap(&current, &next)
+        }
+    }
+
+    /// Adds a thread at `pc`, following jumps, splits and assertions; true
+    /// when it reaches `match`.
+    private func add(_ pc: Int, to set: inout StateSet, at position: Int, atEnd: Bool, stack: inout [Int]) -> Bool {
+        stack.removeAll(keepingCapacity: true)
+        stack.append(pc)
+        while let pc = stack.popLast() {
+            guard set.insert(pc) else { continue }
+            switch program[pc] {
+            case .match: return true
+            case .jump(let target): stack.append(target)
+            case .split(let first, let second):
+                stack.append(second)
+                stack.append(first)
+            case .lineStart: if position == 0 { stack.append(pc + 1) }
+            case .lineEnd: if atEnd { stack.append(pc + 1) }
+            case .scalar, .any, .set: break
+            }
+        }
+        return false
+    }
+
+    // MARK: - Program
+
+    enum Instruction: Sendable {
+        case scalar(Unicode.Scalar)
+        case any
+        /// An index into `sets`.
+        case set(Int)
+        case split(Int, Int)
+        case jump(Int)
+        case lineStart
+        case lineEnd
+        case match
+    }
+
+    /// The states a simulation step holds: a sparse set, cleared in O(1).
+    struct StateSet {
+        private(set) var members: [Int] = []
+        private var generation: [UInt32]
+        private var current: UInt32 = 1
+
+        init(capacity: Int) {
+            generation = Array(repeating: 0, count: capacity)
+            members.reserveCapacity(capacity)
+        }
+
+        mutating func insert(_ pc: Int) -> Bool {
+            guard generation[pc] != current else { return false }
+            generation[pc] = current
+            members.append(pc)
+            return true
+        }
+
+        mutating func clear() {
+            members.removeAll(keepingCapacity: true)
+            current &+= 1
+            if current == 0 {
+                for index in generation.indices { generation[index] = 0 }
+                current = 1
+            }
+        }
+    }
+
+    /// A bracket expression: ranges and named classes, possibly negated.
+    struct ScalarSet: Sendable {
+        var ranges: [ClosedRange<UInt32>] = []
+        var classes: [NamedClass] = []
+        var negated = false
+
+        func contains(_ scalar: Unicode.Scalar) -> Bool {
+            let inside = ranges.contains { $0.contains(scalar.value) } || classes.contains { $0.contains(scalar) }
+            return inside != negated
+        }
+    }
+
+    enum NamedClass: String, Sendable {
+        case alpha, digit, alnum, upper, lower, space, punct, xdigit, blank, cntrl, print, graph
+        /// `\w`: letters, digits and underscore.
+        case word
+
+        func contains(_ scalar: Unicode.Scalar) -> Bool {
+            let properties = scalar.properties
+            switch self {
+            case .alpha: return properties.isAlphabetic
+            case .digit: return ("0"..."9").contains(scalar)
+            case .alnum: return properties.isAlphabetic || ("0"..."9").contains(scalar)
+            case .upper: return properties.isUppercase
+            case .lower: return properties.isLowercase
+            case .space: return properties.isWhitespace
+            case .blank: return scalar == " " || scalar == "\t"
+            case .punct: return scalar.isASCII && (0x21...0x7E).contains(scalar.value) && !properties.isAlphabetic && !("0"..."9").contains(scalar)
+            case .xdigit: return ("0"..."9").contains(scalar) || ("a"..."f").contains(scalar) || ("A"..."F").contains(scalar)
+            case .cntrl: return properties.generalCategory == .control
+            case .print: return properties.generalCategory != .control
+            case .graph: return properties.generalCategory != .control && !properties.isWhitespace
+            case .word: return properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_"
+            }
+        }
+    }
+
+    // MARK: - Parsing
+
+    indirect enum Node {
+        case empty
+        case scalar(Unicode.Scalar)
+        case any
+        case set(ScalarSet)
+        case lineStart
+        case lineEnd
+        case sequence([Node])
+        case alternation([Node])
+        case repeated(Node, min: Int, max: Int?)
+    }
+
+    struct Parser {
+        let scalars: [Unicode.Scalar]
+        var index = 0
+
+        init(_ scalars: [Unicode.Scalar]) { self.scalars = scalars }
+
+        var peek: Unicode.Scalar? { index < scalars.count ? scalars[index] : nil }
+
+        mutating func parse() throws(Invalid) -> Node {
+            let node = try alternation()
+            if let extra = peek { throw Invalid(message: "unexpected '\(extra)' at offset \(index)") }
+            return node
+        }
+
+        mutating func alternation() throws(Invalid) -> Node {
+            var branches = [try sequence()]
+            while peek == "|" {
+                index += 1
+                branches.append(try sequence())
+            }
+            return branches.count == 1 ? branches[0] : .alternation(branches)
+        }
+
+        mutating func sequence() throws(Invalid) -> Node {
+            var items: [Node] = []
+            while let scalar = peek, scalar != "|", scalar != ")" {
+                var atom = try self.atom()
+                while let quantifier = peek, "*+?{".unicodeScalars.contains(quantifier) {
+                    if case .lineStart = atom { throw Invalid(message: "nothing to repeat before '\(quantifier)'") }
+                    atom = try repetition(of: atom)
+                }
+                items.append(atom)
+            }
+            return items.count == 1 ? items[0] : items.isEmpty ? .empty : .sequence(items)
+        }
+
+        mutating func repetition(of atom: Node) throws(Invalid) -> Node {
+            let quantifier = scalars[index]
+            index += 1
+            switch quantifier {
+            case "*": return .repeated(atom, min: 0, max: nil)
+            case "+": return .repeated(atom, min: 1, max: nil)
+            case "?": return .repeated(atom, min: 0, max: 1)
+            default:
+                let low = number()
+                var high: Int? = low
+                if peek == "," {
+                    index += 1
+                    high = number()
+                }
+                guard peek == "}", let low else { throw Invalid(message: "a bound is {m}, {m,} or {m,n}") }
+                index += 1
+                if let high, high < low { throw Invalid(message: "in {\(low),\(high)} the bounds are reversed") }
+                guard low <= 255, (high ?? 0) <= 255 else { throw Invalid(message: "a bound is at most 255") }
+                return .repeated(atom, min: low, max: high)
+            }
+        }
+
+        mutating func number() -> Int? {
+            var value: Int?
+            while let scalar = peek, ("0"..."9").contains(scalar) {
+                value = min(10_000, (value ?? 0) * 10 + Int(scalar.value - 48))
+                index += 1
+            }
+            return value
+        }
+
+        mutating func atom() throws(Invalid) -> Node {
+            let scalar = scalars[index]
+            index += 1
+            switch scalar {
+            case ".": return .any
+            case "^": return .lineStart
+            case "$": return .lineEnd
+            case "(":
+                let inner = peek == ")" ? .empty : try alternation()
+                guard peek == ")" else { throw Invalid(message: "a '(' is not closed") }
+                index += 1
+                // A group may be repeated even when it holds only an anchor.
+                return .sequence([inner])
+            case "[": return .set(try bracket())
+            case "\\": return try escape()
+            case "*", "+", "?": throw Invalid(message: "nothing to repeat before '\(scalar)'")
+            case "{":
+                // A brace that starts no bound is a literal, as in glibc.
+                return .scalar(scalar)
+            default: return .scalar(scalar)
+            }
+        }
+
+        mutating func escape() throws(Invalid) -> Node {
+            guard let scalar = peek else { throw Invalid(message: "the pattern ends with a lone '\\'") }
+            index += 1
+            switch scalar {
+            case "1"..."9":
+                throw Invalid(message: "back-references (\\1 to \\9) are not supported: no matcher can run them in linear time")
+            case "d": return .set(ScalarSet(classes: [.digit]))
+            case "D": return .set(ScalarSet(classes: [.digit], negated: true))
+            case "w": return .set(ScalarSet(classes: [.word]))
+            case "W": return .set(ScalarSet(classes: [.word], negated: true))
+            case "s": return .set(ScalarSet(classes: [.space]))
+            case "S": return .set(ScalarSet(classes: [.space], negated: true))
+            case "n": return .scalar("\n")
+            case "t": return .scalar("\t")
+            default: return .scalar(scalar)
+            }
+        }
+
+        mutating func bracket() throws(Invalid) -> ScalarSet {
+            var set = ScalarSet()
+            if peek == "^" {
+                set.negated = true
+                index += 1
+            }
+            var first = true
+            while true {
+                guard let scalar = peek else { throw Invalid(message: "a '[' is not closed") }
+                if scalar == "]" && !first {
+                    index += 1
+                    return set
+                }
+                first = false
+                if scalar == "[", index + 1 < scalars.count, scalars[index + 1] == ":" {
+                    let start = index + 2
+                    var end = start
+                    while end + 1 < scalars.count, !(scalars[end] == ":" && scalars[end + 1] == "]") { end += 1 }
+                    let name = String(String.UnicodeScalarView(scalars[start..<min(end, scalars.count)]))
+                    guard end + 1 < scalars.count, let named = NamedClass(rawValue: name), named != .word else {
+                        throw Invalid(message: "unknown character class '[:\(name):]'")
+                    }
+                    set.classes.append(named)
+                    index = end + 2
+                    continue
+                }
+                index += 1
+                var low = scalar
+                if low == "\\", let escaped = peek, "dws".unicodeScalars.contains(escaped) || "]\\^-".unicodeScalars.contains(escaped) {
+                    // Outside POSIX, but what users write: \d, \w, \s and escaped specials.
+                    index += 1
+                    switch escaped {
+                    case "d": set.classes.append(.digit); continue
+                    case "w": set.classes.append(.word); continue
+                    case "s": set.classes.append(.space); continue
+                    default: low = escaped
+                    }
+                }
+                if peek == "-", index + 1 < scalars.count, scalars[index + 1] != "]" {
+                    let high = scalars[index + 1]
+                    guard low.value <= high.value else { throw Invalid(message: "the range \(low)-\(high) is reversed") }
+                    set.ranges.append(low.value...high.value)
+                    index += 2
+                } else {
+                    set.ranges.append(low.value...low.value)
+                }
+            }
+        }
+    }
+
+    // MARK: - Compiling
+
+    struct Compiler {
+        var program: [Instruction] = []
+        var sets: [ScalarSet] = []
+
+        mutating func append(_ instruction: Instruction) throws(Invalid) {
+            guard program.count < BoundedRegex.maxProgram else {
+                throw Invalid(message: "the pattern is too large once its repetitions are spelled out (over \(BoundedRegex.maxProgram) states)")
+            }
+            program.append(instruction)
+        }
+
+        mutating func emit(_ node: Node) throws(Invalid) {
+            switch node {
+            case .empty: break
+            case .scalar(let scalar): try append(.scalar(scalar))
+            case .any: try append(.any)
+            case .set(let set):
+                sets.append(set)
+                try append(.set(sets.count - 1))
+            case .lineStart: try append(.lineStart)
+            case .lineEnd: try append(.lineEnd)
+            case .sequence(let items):
+                for item in items { try emit(item) }
+            case .alternation(let branches):
+                var jumps: [Int] = []
+                for (offset, branch) in branches.enumerated() {
+                    if offset < branches.count - 1 {
+                        let split = program.count
+                        try append(.split(split + 1, 0))
+                        try emit(branch)
+                        jumps.append(program.count)
+                        try append(.jump(0))
+                        program[split] = .split(split + 1, program.count)
+                    } else {
+                        try emit(branch)
+                    }
+                }
+                for jump in jumps { program[jump] = .jump(program.count) }
+            case .repeated(let inner, let low, let high):
+                for _ in 0..<low { try emit(inner) }
+                if let high {
+                    // Each optional copy may be skipped to the end.
+                    var splits: [Int] = []
+                    for _ in low..<high {
+                        splits.append(program.count)
+                        try append(.split(program.count + 1, 0))
+                        try emit(inner)
+                    }
+                    for split in splits { program[split] = .split(split + 1, program.count) }
+                } else {
+                    let loop = program.count
+                    try append(.split(loop + 1, 0))
+                    try emit(inner)
+                    try append(.jump(loop))
+                    program[loop] = .split(loop + 1, program.count)
+                }
+            }
+        }
+    }
+}

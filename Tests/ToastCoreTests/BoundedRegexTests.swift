@@ -1,0 +1,115 @@
+import Testing
+import ToastCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The rules' regular expressions: glibc's ERE semantics, linear time.
+@Suite("Bounded regular expressions")
+struct BoundedRegexTests {
+    /// glibc's answer, the reference.
+    static func glibc(_ pattern: String, _ text: String) -> Bool? {
+        var compiled = regex_t()
+        guard regcomp(&compiled, pattern, REG_EXTENDED | REG_NOSUB) == 0 else { return nil }
+        defer { regfree(&compiled) }
+        return regexec(&compiled, text, 0, nil, 0) == 0
+    }
+
+    /// A small deterministic generator (the same patterns every run).
+    struct Generator {
+        var state: UInt64
+
+        mutating func next(_ bound: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(bound))
+        }
+
+        mutating func pattern(depth: Int = 0) -> String {
+            var result = ""
+            for _ in 0..<(1 + next(3)) {
+                var atom: String
+                switch next(depth > 2 ? 5 : 8) {
+                case 0, 1, 2: atom = ["a", "b", "c"][next(3)]
+                case 3: atom = "."
+                case 4: atom = ["[ab]", "[^a]", "[a-c]", "[[:alpha:]]", "[^bc!]"][next(5)]
+                default: atom = "(" + pattern(depth: depth + 1) + (next(2) == 0 ? "|" + pattern(depth: depth + 1) : "") + ")"
+                }
+                switch next(8) {
+                case 0: atom += "*"
+                case 1: atom += "+"
+                case 2: atom += "?"
+                case 3: atom += ["{2}", "{1,3}", "{0,}", "{2,4}"][next(4)]
+                default: break
+                }
+                result += atom
+            }
+            return result
+        }
+
+        /// Anchors only at the ends: glibc answers wrongly for some patterns
+        /// with anchors inside repeated groups (Python's re and this matcher
+        /// agree there), so the differential test keeps to what glibc gets right.
+        mutating func anchoredPattern() -> String {
+            (next(3) == 0 ? "^" : "") + pattern() + (next(3) == 0 ? "$" : "")
+        }
+
+        mutating func text() -> String {
+            String((0..<next(12)).map { _ in ["a", "b", "c", "!"][next(4)] })
+        }
+    }
+
+    @Test func agreesWithGlibcOnRandomPatternsAndTexts() throws {
+        var generator = Generator(state: 42)
+        var compared = 0
+        for _ in 0..<3_000 {
+            let pattern = generator.anchoredPattern()
+            guard let regex = try? BoundedRegex(pattern) else {
+                Issue.record("refused a pattern glibc takes: \(pattern)")
+                continue
+            }
+            for _ in 0..<8 {
+                let text = generator.text()
+                guard let expected = Self.glibc(pattern, text) else { continue }
+                #expect(regex.matches(text) == expected, "/\(pattern)/ on \"\(text)\"")
+                compared += 1
+            }
+        }
+        #expect(compared > 20_000)
+    }
+
+    @Test func namedClassesEscapesAndAnchors() throws {
+        #expect(try BoundedRegex(#"^build \d+ failed$"#).matches("build 42 failed"))
+        #expect(try !BoundedRegex(#"^build \d+ failed$"#).matches("build x failed"))
+        #expect(try BoundedRegex(#"\w+@\w+\.org"#).matches("mail me at ada@example.org today"))
+        #expect(try BoundedRegex("[[:upper:]][[:lower:]]+").matches("the Word"))
+        #expect(try !BoundedRegex("^[[:digit:]]+$").matches("12a"))
+        #expect(try BoundedRegex("caf.$").matches("un café"))
+        #expect(try BoundedRegex(#"a\.b"#).matches("a.b"))
+        #expect(try !BoundedRegex(#"a\.b"#).matches("axb"))
+        #expect(try BoundedRegex("(error|fail)(ed|ure)").matches("Build failure"))
+    }
+
+    @Test(arguments: [
+        (#"(a)\1"#, "back-references"), ("a{3,1}", "reversed"), ("(ab", "not closed"), ("[ab", "not closed"),
+        ("*a", "nothing to repeat"), ("[[:nope:]]", "unknown character class"), ("a{300}", "at most 255"),
+        ("(((a{50}){10}){10})", "too large"),
+    ])
+    func refusesWhatItCannotRunWithAReason(pattern: String, reason: String) {
+        #expect {
+            _ = try BoundedRegex(pattern)
+        } throws: { error in
+            (error as? BoundedRegex.Invalid)?.message.contains(reason) == true
+        }
+    }
+
+    /// The patterns that make backtracking exponential and glibc quadratic
+    /// answer correctly on 4 KiB; their cost is in docs/BENCHMARKS.md.
+    @Test(arguments: ["^(a+)+$", "(a|aa)*b", "((a|b)*c)*d", "(a|aa|aaa|a*)*(b|c)x", "(.*)*x"])
+    func pathologicalPatternsOnALongText(pattern: String) throws {
+        let text = String(repeating: "a", count: 4_095) + "!"
+        #expect(try BoundedRegex(pattern).matches(text) == Self.glibc(pattern, text))
+        let other = String(repeating: "a", count: 4_096) + "bcx d"
+        #expect(try BoundedRegex(pattern).matches(other) == Self.glibc(pattern, other))
+    }
+}
