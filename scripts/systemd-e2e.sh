@@ -186,6 +186,27 @@ echo "$total adds, $after sent after the kill"
 [ "$after" -gt 0 ] || fail "no add was sent after the kill"
 [ "$(systemctl --user show toastd.service -p MainPID --value)" != "$victim" ] || fail "toastd was not restarted"
 
+step "systemctl reload re-reads the configuration; a broken file is refused, shown in StatusText, and the old rules stay"
+mkdir -p "$HOME/.config/toastd"
+cat >"$HOME/.config/toastd/config.toml" <<'TOML'
+[[rule]]
+match = { source = "e2e*" }
+set = { role = "warning" }
+TOML
+systemctl --user reload toastd.service
+for _ in $(seq 50); do "$TOASTCTL" status --json | grep -q '"rules":1' && break; sleep 0.1; done
+"$TOASTCTL" status --json | grep -q '"rules":1' || fail "the reload did not load the rule: $("$TOASTCTL" status --json)"
+"$TOASTCTL" add "ruled" --source e2e-job --json | grep -q '"role":"warning"' || fail "the rule did not apply"
+printf '[[rule]\nmatch = {}\n' >"$HOME/.config/toastd/config.toml"
+systemctl --user reload toastd.service
+for _ in $(seq 50); do "$TOASTCTL" status --json | grep -q '"configError"' && break; sleep 0.1; done
+sleep 1.2  # STATUS= is rate-limited to one a second
+status="$(systemctl --user show toastd.service -p StatusText --value)"
+echo "StatusText=$status"
+[[ "$status" == *"CONFIG REFUSED"*"config.toml:1:"* ]] || fail "StatusText does not show the refused file: '$status'"
+"$TOASTCTL" add "still ruled" --source e2e-job --json | grep -q '"role":"warning"' || fail "the old rule was lost"
+[ "$(systemctl --user show toastd.service -p ActiveState --value)" = active ] || fail "toastd is not active after the reloads"
+
 step "stop"
 systemctl --user stop toastd.socket toastd.service
 echo "systemd-e2e: all passed"

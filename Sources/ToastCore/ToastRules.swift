@@ -29,6 +29,8 @@ public struct ToastRules: Sendable {
         public var exec: [[String]] = []
         /// The indexes of the rules that matched, in order.
         public var matched: [Int] = []
+
+        public init() {}
     }
 
     /// Applies every matching rule in order to `toast`, then its role's

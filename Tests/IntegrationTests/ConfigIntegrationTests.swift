@@ -292,6 +292,25 @@ struct ConfigIntegrationTests {
         #expect(shown["toast"]?["state"] == "shown")
     }
 
+    @Test func modesAndThePauseLevelSurviveARestartButInhibitorsDoNot() throws {
+        let state = FileManager.default.temporaryDirectory.appending(path: "toastd-modes-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        do {
+            let daemon = try DaemonFixture(arguments: ["--state-dir", state])
+            #expect(try daemon.toastctl("pause", "--level", "70").status == 0)
+            #expect(try daemon.toastctl("mode", "set", "work", "focus").status == 0)
+            let holder = try daemon.connect()
+            _ = try holder.request(["op": "inhibit"])
+            #expect(try JSONValue.parse(daemon.toastctl("status", "--json").stdout)["inhibitors"] == 1)
+        }
+        let restarted = try DaemonFixture(arguments: ["--state-dir", state])
+        let status = try JSONValue.parse(restarted.toastctl("status", "--json").stdout)
+        #expect(status["pausedLevel"] == 70)
+        #expect(status["pauseLevel"] == 70)
+        #expect(status["modes"] == ["focus", "work"])
+        #expect(status["inhibitors"] == 0)
+    }
+
     @Test func dismissAndInvokeLatestNeedNoID() throws {
         let daemon = try DaemonFixture()
         let connection = try daemon.connect()

@@ -1,0 +1,36 @@
+import Testing
+import ToastCore
+
+@testable import ToastClient
+
+@Suite("toastctl status formats")
+struct StatusFormatTests {
+    static func status(shown: Int = 0, queued: Int = 0, level: Int = 0, paused: Int = 0, inhibitors: Int = 0, modes: [String] = [], error: String? = nil) -> JSONValue {
+        var members: [String: JSONValue] = [
+            "shown": .int(Int64(shown)), "queued": .int(Int64(queued)), "pauseLevel": .int(Int64(level)),
+            "pausedLevel": .int(Int64(paused)), "inhibitors": .int(Int64(inhibitors)), "modes": .array(modes.map { .string($0) }),
+        ]
+        if let error { members["configError"] = .string(error) }
+        return .object(members)
+    }
+
+    @Test func waybarAltAndClassFollowTheState() {
+        #expect(StatusFormat.waybar(Self.status())["alt"] == "none")
+        #expect(StatusFormat.waybar(Self.status())["text"] == "")
+        let live = StatusFormat.waybar(Self.status(shown: 2, queued: 1))
+        #expect(live["alt"] == "notification" && live["class"] == "notification" && live["text"] == "3")
+        #expect(StatusFormat.waybar(Self.status(shown: 1, level: 50, paused: 50))["alt"] == "paused")
+        let inhibited = StatusFormat.waybar(Self.status(level: 50, inhibitors: 2, modes: ["talk"]))
+        #expect(inhibited["alt"] == "dnd")
+        #expect(inhibited["tooltip"] == "0 shown, 0 waiting; do not disturb at level 50; 2 inhibitors; modes: talk")
+    }
+
+    @Test func aRefusedConfigurationAddsAClassAndTheTooltipIsMarkupSafe() {
+        let line = StatusFormat.waybar(Self.status(modes: ["<b>&"], error: "/c.toml:3:1: rule 1: <bad>\nmore"))
+        #expect(line["class"] == ["none", "config-error"])
+        let tooltip = line["tooltip"]?.stringValue ?? ""
+        #expect(tooltip.contains("modes: &lt;b&gt;&amp;"))
+        #expect(tooltip.contains("configuration refused: /c.toml:3:1: rule 1: &lt;bad&gt;"))
+        #expect(!tooltip.contains("more"))
+    }
+}
