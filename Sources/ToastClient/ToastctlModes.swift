@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// Do not disturb, modes, inhibitors and reload: toastctl's side of the
-/// rules issue (PROTOCOL.md, sections 4 and 5.6).
+/// rules issue (PROTOCOL.md, sections 5.8 and 5.9).
 extension Toastctl {
     struct Pause: ParsableCommand {
         static let configuration = CommandConfiguration(

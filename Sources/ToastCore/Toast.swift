@@ -27,7 +27,7 @@ public struct Toast: Sendable, Hashable {
     /// It is not kept in the history when it ends (freedesktop's `transient`).
     public var transient = false
     /// How important it is, 0 to 100: while paused at a level at or below
-    /// it, it still shows. `nil`: its role's level (PROTOCOL.md, 5.6).
+    /// it, it still shows. `nil`: its role's level (PROTOCOL.md, 5.8).
     public var level: Int?
 
     public static let defaultScene = "default"

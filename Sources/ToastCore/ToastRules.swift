@@ -3,7 +3,7 @@ import Glibc  // fnmatch(3)
 #endif
 
 /// What the configuration does to each toast on its way in: the defaults
-/// of its role, then the rules, in file order (PROTOCOL.md, section 5.6).
+/// of its role, then the rules, in file order (PROTOCOL.md, section 5.9).
 ///
 /// A pure value applied on the add path, so the daemon stays a function of
 /// (state, rules, command, now): the same rules and the same adds give the

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import ToastConfig
 import ToastCore
@@ -160,5 +161,25 @@ struct ToastdConfigTests {
             return
         }
         #expect(invalid.problems.first?.message.contains("cannot read") == true)
+    }
+}
+
+/// The README's example configuration is a valid file: the documentation
+/// cannot drift from what toastd accepts.
+@Suite("The README's configuration")
+struct ReadmeConfigTests {
+    @Test func theExampleInTheREADMEIsAccepted() throws {
+        let readme = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appending(path: "README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        guard let start = text.range(of: "```toml\n"), let end = text.range(of: "\n```", range: start.upperBound..<text.endIndex) else {
+            Issue.record("README.md has no ```toml block")
+            return
+        }
+        let config = try ToastdConfig.parse(String(text[start.upperBound..<end.lowerBound]), path: "README.md").get()
+        #expect(config.rules.rules.count >= 5)
+        #expect(config.rules.rules.contains { $0.drop })
+        #expect(config.rules.rules.contains { $0.exec != nil })
+        #expect(config.rules.rules.contains { $0.match.mode != nil })
     }
 }
