@@ -92,7 +92,7 @@ let package = Package(
         .target(
             name: "ToastBench",
             dependencies: [
-                "ToastCore", "ToastDaemon", "ToastClient", "ToastFreedesktop",
+                "ToastCore", "ToastConfig", "ToastDaemon", "ToastClient", "ToastFreedesktop",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

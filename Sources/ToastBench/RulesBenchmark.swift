@@ -1,3 +1,4 @@
+import ToastConfig
 import ToastCore
 
 #if canImport(Glibc)
@@ -122,6 +123,27 @@ public enum RulesBenchmark {
             rows.append(RegexRow(pattern: pattern, textBytes: bytes, bounded: ours.median * 1_000, glibc: theirs.median * 1_000))
         }
         return rows
+    }
+
+    /// Microseconds to put one of the ingest workload's toasts through the
+    /// twenty rules (decoded once; only `apply` is timed): median of rounds
+    /// of `count` toasts.
+    public static func applyCost(count: Int, rounds: Int) throws -> Double {
+        let rules = try ToastdConfig.parse(twentyRules).get().rules
+        let workload = Workload()
+        let toasts: [Toast] = try (0..<count).map { index in
+            let line = workload.addLine(stream: 0, index: index)
+            guard case .success(let envelope) = WireDecoder.decode(line: line), case .command(.add(var toast)) = envelope.request
+            else { throw BenchError("the workload's line \(index) is not an add") }
+            toast.source = "toast-bench[\(index % 100)]"
+            return toast
+        }
+        var matched = 0
+        let samples = time(rounds: rounds) {
+            for var toast in toasts { matched += rules.apply(to: &toast, unset: .all, modes: []).matched.count }
+        }
+        precondition(matched > 0)
+        return Samples(samples).median * 1_000 / Double(count)
     }
 
     /// Milliseconds per call of `body`, one sample per round.

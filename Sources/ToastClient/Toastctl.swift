@@ -238,6 +238,11 @@ extension Toastctl {
                 client.output(result) { "\(id)" }
                 return
             }
+            if result["dropped"] == true {
+                // A rule dropped it: it has already ended, and no event will follow.
+                client.output(["id": .int(id), "event": "cancelled", "reason": "dropped"]) { "dropped" }
+                throw ExitCode(4)
+            }
             try waitForEnd(of: id, on: connection, timeout: timeout, client: client)
         }
 

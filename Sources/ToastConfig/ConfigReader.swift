@@ -256,7 +256,7 @@ struct ConfigReader {
     }
 
     private mutating func glob(_ value: JSONValue?, _ place: Place) -> TextPattern? {
-        string(value, place).map(TextPattern.glob)
+        string(value, place).map { .glob(Glob($0)) }
     }
 
     private mutating func regex(_ value: JSONValue?, _ place: Place) -> TextPattern? {

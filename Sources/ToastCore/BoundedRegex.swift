@@ -90,10 +90,21 @@ public struct BoundedRegex: Sendable {
 
     /// Whether the pattern matches anywhere in `text`.
     public func matches(_ text: String) -> Bool {
-        var current = StateSet(capacity: program.count)
-        var next = StateSet(capacity: program.count)
-        var stack: [Int] = []
-        stack.reserveCapacity(program.count)
+        let size = program.count
+        // One scratch allocation per match: two state sets and the stack.
+        return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 6 * size + 2) { scratch in
+            scratch.initialize(repeating: 0)
+            let base = scratch.baseAddress!
+            var current = StateSet(members: base, marks: base + size)
+            var next = StateSet(members: base + 2 * size, marks: base + 3 * size)
+            let stack = base + 4 * size
+            return run(text, &current, &next, stack)
+        }
+    }
+
+    private func run(_ text: String, _ current: inout StateSet, _ next: inout StateSet, _ stack: UnsafeMutablePointer<UInt32>)
+        -> Bool
+    {
         var scalars = text.unicodeScalars.makeIterator()
         var scalar = scalars.next()
         var position = 0
@@ -103,44 +114,67 @@ public struct BoundedRegex: Sendable {
             // anchored): a thread at the pattern's start, unless this
             // scalar cannot begin a match.
             if position == 0 || !anchored {
-                let useful = first.map { first in scalar.map { s in first.contains { consumes($0, s) } } ?? false } ?? true
-                if useful, add(0, to: &current, at: position, atEnd: atEnd, stack: &stack) { return true }
+                var useful = true
+                if let first {
+                    useful = false
+                    if let scalar { useful = first.contains { consumes($0, scalar) } }
+                }
+                if useful, add(0, to: &current, at: position, atEnd: atEnd, stack: stack) { return true }
             }
-            guard let current_ = scalar else { return false }
-            if current.members.isEmpty && anchored { return false }
+            guard let this = scalar else { return false }
+            if current.count == 0 && anchored { return false }
             next.clear()
-            for pc in current.members where consumes(program[pc], current_) {
-                if add(pc + 1, to: &next, at: position + 1, atEnd: false, stack: &stack) {
+            for index in 0..<current.count {
+                let pc = Int(current.members[index])
+                if consumes(program[pc], this), add(pc + 1, to: &next, at: position + 1, atEnd: false, stack: stack) {
                     return true
                 }
             }
             scalar = scalars.next()
             position += 1
             if scalar == nil {
-                // `$` can hold only now: follow the threads again knowing it.
-                let survivors = next.members
+                // `$` can hold only now: follow the threads again knowing it
+                // (the old set, no longer needed, holds them meanwhile).
+                current.clear()
+                for index in 0..<next.count { _ = current.insert(Int(next.members[index])) }
                 next.clear()
-                for pc in survivors where add(pc, to: &next, at: position, atEnd: true, stack: &stack) { return true }
+                for index in 0..<current.count where add(Int(current.members[index]), to: &next, at: position, atEnd: true, stack: stack) {
+                    return true
+                }
             }
             swap(&current, &next)
         }
     }
 
     /// Adds a thread at `pc`, following jumps, splits and assertions; true
-    /// when it reaches `match`.
-    private func add(_ pc: Int, to set: inout StateSet, at position: Int, atEnd: Bool, stack: inout [Int]) -> Bool {
-        stack.removeAll(keepingCapacity: true)
-        stack.append(pc)
-        while let pc = stack.popLast() {
+    /// when it reaches `match`. The stack holds at most two entries per
+    /// state (each state, once in the set, pushes at most two).
+    private func add(_ pc: Int, to set: inout StateSet, at position: Int, atEnd: Bool, stack: UnsafeMutablePointer<UInt32>) -> Bool {
+        var depth = 1
+        stack[0] = UInt32(pc)
+        while depth > 0 {
+            depth -= 1
+            let pc = Int(stack[depth])
             guard set.insert(pc) else { continue }
             switch program[pc] {
             case .match: return true
-            case .jump(let target): stack.append(target)
+            case .jump(let target):
+                stack[depth] = UInt32(target)
+                depth += 1
             case .split(let first, let second):
-                stack.append(second)
-                stack.append(first)
-            case .lineStart: if position == 0 { stack.append(pc + 1) }
-            case .lineEnd: if atEnd { stack.append(pc + 1) }
+                stack[depth] = UInt32(second)
+                stack[depth + 1] = UInt32(first)
+                depth += 2
+            case .lineStart:
+                if position == 0 {
+                    stack[depth] = UInt32(pc + 1)
+                    depth += 1
+                }
+            case .lineEnd:
+                if atEnd {
+                    stack[depth] = UInt32(pc + 1)
+                    depth += 1
+                }
             case .scalar, .any, .set: break
             }
         }
@@ -161,31 +195,27 @@ public struct BoundedRegex: Sendable {
         case match
     }
 
-    /// The states a simulation step holds: a sparse set, cleared in O(1).
+    /// The states of one step: a sparse set over scratch memory, cleared in O(1).
     struct StateSet {
-        private(set) var members: [Int] = []
-        private var generation: [UInt32]
-        private var current: UInt32 = 1
-
-        init(capacity: Int) {
-            generation = Array(repeating: 0, count: capacity)
-            members.reserveCapacity(capacity)
-        }
+        let members: UnsafeMutablePointer<UInt32>
+        /// `marks[pc] == generation` when pc is in the set.
+        let marks: UnsafeMutablePointer<UInt32>
+        var count = 0
+        /// Starts above the marks' 0; a step clears once, so it never wraps
+        /// on a text of the protocol's length.
+        var generation: UInt32 = 1
 
         mutating func insert(_ pc: Int) -> Bool {
-            guard generation[pc] != current else { return false }
-            generation[pc] = current
-            members.append(pc)
+            guard marks[pc] != generation else { return false }
+            marks[pc] = generation
+            members[count] = UInt32(pc)
+            count += 1
             return true
         }
 
         mutating func clear() {
-            members.removeAll(keepingCapacity: true)
-            current &+= 1
-            if current == 0 {
-                for index in generation.indices { generation[index] = 0 }
-                current = 1
-            }
+            count = 0
+            generation &+= 1
         }
     }
 

@@ -40,11 +40,15 @@ public struct ToastRules: Sendable {
     public func apply(to toast: inout Toast, unset: ToastFieldSet = [], modes: [String]) -> Outcome {
         var outcome = Outcome()
         var unset = unset
-        for (index, rule) in rules.enumerated() where rule.match.matches(toast, modes: modes) {
-            outcome.matched.append(index)
-            rule.set.apply(to: &toast, unset: &unset)
-            if rule.drop { outcome.drop = true }
-            if let exec = rule.exec { outcome.exec.append(exec) }
+        // Through a buffer: iterating the rules by value would copy (retain
+        // and release) every rule's patterns for every toast.
+        rules.withUnsafeBufferPointer { rules in
+            for index in rules.indices where rules[index].match.matches(toast, modes: modes) {
+                outcome.matched.append(index)
+                rules[index].set.apply(to: &toast, unset: &unset)
+                if rules[index].drop { outcome.drop = true }
+                if let exec = rules[index].exec { outcome.exec.append(exec) }
+            }
         }
         if let defaults = roles[toast.role] {
             if toast.duration == nil, unset.contains(.duration), let duration = defaults.duration { toast.duration = duration }
@@ -155,13 +159,84 @@ public struct ToastRule: Sendable {
 
 /// A glob (fnmatch(3): `*`, `?`, `[...]`) or a bounded regular expression.
 public enum TextPattern: Sendable {
-    case glob(String)
+    case glob(Glob)
     case regex(BoundedRegex)
 
     public func matches(_ text: String) -> Bool {
         switch self {
-        case .glob(let pattern): fnmatch(pattern, text, 0) == 0
+        case .glob(let glob): glob.matches(text)
         case .regex(let regex): regex.matches(text)
+        }
+    }
+}
+
+/// A glob as fnmatch(3) reads it without flags (`*` and `?` match any
+/// character, `/` and a leading `.` included). The shapes users write most
+/// (`exact`, `prefix*`, `*suffix`, `*part*`) are compared on UTF-8 bytes
+/// directly, which is what fnmatch would do in toastd's C locale, without
+/// converting both strings to C strings on every toast; the rest go to
+/// fnmatch.
+public struct Glob: Sendable, ExpressibleByStringLiteral {
+    public let pattern: String
+    private let shape: Shape
+
+    private enum Shape: Sendable {
+        case anything
+        case exact([UInt8])
+        case prefix([UInt8])
+        case suffix([UInt8])
+        case contains([UInt8])
+        case general(ContiguousArray<CChar>)
+    }
+
+    public init(_ pattern: String) {
+        self.pattern = pattern
+        let bytes = Array(pattern.utf8)
+        let special: (UInt8) -> Bool = { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "\\") }
+        let star = UInt8(ascii: "*")
+        let leading = bytes.first == star
+        let trailing = bytes.count > 1 && bytes.last == star
+        let middle = Array(bytes.dropFirst(leading ? 1 : 0).dropLast(trailing ? 1 : 0))
+        if bytes == [star] {
+            shape = .anything
+        } else if middle.contains(where: special) {
+            shape = .general(pattern.utf8CString)
+        } else if leading && trailing {
+            shape = .contains(middle)
+        } else if leading {
+            shape = .suffix(middle)
+        } else if trailing {
+            shape = .prefix(middle)
+        } else {
+            shape = .exact(middle)
+        }
+    }
+
+    public init(stringLiteral value: String) { self.init(value) }
+
+    public func matches(_ text: String) -> Bool {
+        switch shape {
+        case .anything:
+            return true
+        case .exact(let bytes):
+            return text.utf8.elementsEqual(bytes)
+        case .prefix(let bytes):
+            return text.utf8.starts(with: bytes)
+        case .suffix(let bytes):
+            let utf8 = text.utf8
+            return utf8.count >= bytes.count && utf8.suffix(bytes.count).elementsEqual(bytes)
+        case .contains(let bytes):
+            var text = text
+            return text.withUTF8 { buffer in
+                guard buffer.count >= bytes.count else { return false }
+                if bytes.isEmpty { return true }
+                for start in 0...(buffer.count - bytes.count) where buffer[start] == bytes[0] {
+                    if buffer[start..<start + bytes.count].elementsEqual(bytes) { return true }
+                }
+                return false
+            }
+        case .general(let pattern):
+            return pattern.withUnsafeBufferPointer { fnmatch($0.baseAddress!, text, 0) == 0 }
         }
     }
 }

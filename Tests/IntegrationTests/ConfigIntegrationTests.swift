@@ -284,6 +284,10 @@ struct ConfigIntegrationTests {
         #expect(try daemon.toastctl("mode", "add", "presentation").stdout == "presentation")
         let dropped = try Self.added(daemon.toastctl("add", "during the talk", "--json"))
         #expect(dropped["dropped"] == true)
+        // --wait does not wait for a toast that already ended.
+        let waited = try daemon.toastctl("add", "during the talk", "--wait")
+        #expect(waited.status == 4)
+        #expect(waited.stdout == "dropped")
         #expect(try daemon.toastctl("mode", "toggle", "presentation").stdout == "")
         #expect(try daemon.toastctl("mode", "set", "work", "presentation").stdout == "presentation\nwork")
         #expect(try daemon.toastctl("mode", "set").stdout == "")

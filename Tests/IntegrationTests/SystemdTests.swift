@@ -63,7 +63,9 @@ struct SystemdTests {
         let process = Process()
         process.executableURL = DaemonFixture.binaryDirectory.appending(path: "toastd")
         process.arguments = ["--socket", socketPath, "--log-level", "warning", "--state-dir", directory.appending(path: "state").path]
-        process.environment = ProcessInfo.processInfo.environment.merging(["NOTIFY_SOCKET": notify.path]) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(
+            ["NOTIFY_SOCKET": notify.path, "XDG_CONFIG_HOME": directory.appending(path: "config").path]
+        ) { $1 }
         try process.run()
         defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
 
@@ -81,6 +83,10 @@ struct SystemdTests {
         #expect(UInt64(reloading["MONOTONIC_USEC"] ?? "") != nil)
         #expect(notify.waitFor("READY")?["STATUS"] == "1 shown, 0 queued, 0 subscribers")
         #expect(try DaemonFixture.toastctl(["list", "--json"], socket: socketPath).stdout.contains("counted"), "a reload keeps the toasts")
+        // `toastctl reload` tells systemd the same way; its reply comes once the file is read.
+        #expect(try DaemonFixture.toastctl(["reload"], socket: socketPath).status == 0)
+        #expect(notify.waitFor("RELOADING") != nil)
+        #expect(notify.waitFor("READY") != nil)
 
         process.terminate()
         #expect(notify.waitFor("STOPPING")?["STOPPING"] == "1")

@@ -78,6 +78,20 @@ struct BoundedRegexTests {
         #expect(compared > 20_000)
     }
 
+    /// Globs compared on bytes agree with fnmatch(3), which they stand in for.
+    @Test func globsAgreeWithFnmatch() {
+        var generator = Generator(state: 7)
+        let pieces = ["a", "b", "é", "*", "?", "[ab]", "ci", "-"]
+        for _ in 0..<5_000 {
+            let pattern = (0..<generator.next(5)).map { _ in pieces[generator.next(pieces.count)] }.joined()
+            let glob = Glob(pattern)
+            for _ in 0..<6 {
+                let text = (0..<generator.next(7)).map { _ in ["a", "b", "é", "c", "i", "-"][generator.next(6)] }.joined()
+                #expect(glob.matches(text) == (fnmatch(pattern, text, 0) == 0), "'\(pattern)' on '\(text)'")
+            }
+        }
+    }
+
     @Test func namedClassesEscapesAndAnchors() throws {
         #expect(try BoundedRegex(#"^build \d+ failed$"#).matches("build 42 failed"))
         #expect(try !BoundedRegex(#"^build \d+ failed$"#).matches("build x failed"))
