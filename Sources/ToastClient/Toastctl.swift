@@ -20,6 +20,7 @@ public struct Toastctl: ParsableCommand {
             to toastd. With add --wait: 0 an action was invoked, 4 the toast ended without an action, \
             5 --timeout passed.
             """,
+        version: ProtocolInfo.toolVersion,
         subcommands: [
             Add.self, Update.self, Remove.self, Dismiss.self, Invoke.self, Clear.self, List.self, Pause.self,
             Resume.self, IsPaused.self, Mode.self, Inhibit.self, Reload.self, Status.self, Watch.self, Raw.self,
@@ -55,7 +56,7 @@ public struct Toastctl: ParsableCommand {
 
 /// Options every subcommand has.
 struct ClientOptions: ParsableArguments, ClientContext {
-    @Option(help: "The toastd socket (default: $TOASTD_SOCKET, else $XDG_RUNTIME_DIR/toastd.sock).")
+    @Option(help: "The toastd socket (default: $TOASTD_SOCKET, else $XDG_RUNTIME_DIR/toastd.sock, else /tmp/toastd-$UID/toastd.sock).")
     var socket: String?
 
     @Flag(help: "Print the reply's result as JSON, for scripts and jq.")
@@ -212,22 +213,53 @@ extension Toastctl {
         static let configuration = CommandConfiguration(
             commandName: "add",
             abstract: "Show a toast and print its id.",
-            discussion: "With --wait, block until it ends and print the invoked action's id, or the reason it ended."
+            discussion: """
+                toastctl add MESSAGE, or toastctl add TITLE MESSAGE as notify-send's summary and body. \
+                A MESSAGE of - is read from standard input. With --wait, block until the toast ends and \
+                print the invoked action's id, or the reason it ended.
+                """
         )
         @OptionGroup var client: ClientOptions
-        @Argument(help: "The message.") var message: String
+        @Argument(help: ArgumentHelp("The message, or the title and then the message (- reads it from stdin).", valueName: "text"))
+        var text: [String]
         @OptionGroup var fields: ToastFieldOptions
         @Flag(help: "Wait until the toast ends; print the action id or the end reason.") var wait = false
         @Option(help: "With --wait: give up after this many seconds (the toast is removed).") var timeout: Double?
 
+        func validate() throws {
+            guard (1...2).contains(text.count) else {
+                throw ValidationError("give the message, or the title and the message (got \(text.count) words; quote a message with spaces)")
+            }
+            if text.count == 2 && fields.title != nil { throw ValidationError("the title is given twice: as the first word and as --title") }
+            if timeout != nil && !wait { throw ValidationError("--timeout goes with --wait") }
+        }
+
         func run() throws {
+            var values = fields.values
+            if text.count == 2 { values.title = text[0] }
+            var message = text[text.count - 1]
+            if message == "-" { message = Self.readStandardInput() }
             let toast: JSONValue
             do {
-                toast = try fields.values.toastJSON(message: message)
+                toast = try values.toastJSON(message: message)
             } catch let invalid {
                 throw ValidationError(invalid.message)
             }
             try Self.add(toast, wait: wait, timeout: timeout, client: client)
+        }
+
+        /// All of standard input, less its trailing newlines.
+        static func readStandardInput() -> String {
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 4_096)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                bytes += chunk[..<count]
+            }
+            while bytes.last == UInt8(ascii: "\n") || bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+            return String(decoding: bytes, as: UTF8.self)
         }
 
         static func add(_ toast: JSONValue, wait: Bool, timeout: Double?, client: some ClientContext) throws {

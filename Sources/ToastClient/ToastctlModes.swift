@@ -129,7 +129,7 @@ extension Toastctl {
                 // Until a signal ends this process; the kernel closes the connection.
                 while true { pause() }
             }
-            let status = try Run.spawnAndWait(command)
+            let status = try Run.spawnAndWait(command, forwardingSignals: true).status
             withExtendedLifetime(connection) {}
             throw ExitCode(status)
         }

@@ -33,14 +33,25 @@ extension Toastctl {
             var hud: [String: JSONValue] = [
                 "message": .string(label), "title": "Running", "icon": "⏳", "alignment": .string(alignment),
                 "reuseId": .string(reuseID), "progress": "indeterminate", "dismissible": false, "role": "info",
+                // Ends with this connection's source: a killed toastctl leaves no HUD behind.
+                "invalidation": ["presentationDismissed"],
             ]
             if let scene { hud["scene"] = .string(scene) }
             // The HUD is a courtesy: if toastd is down, the command still runs.
+            let source = "toastctl-run[\(getpid())]"
             let connection = try? ToastConnection(path: client.socketPath)
-            if let connection { _ = try? connection.request(["op": "add", "toast": .object(hud)], timeout: 2_000) }
+            if let connection {
+                let bound = try? connection.request(
+                    ["op": "hello", "version": 1, "client": "toastctl run", "source": .string(source), "bindSource": true],
+                    timeout: 2_000
+                )
+                if bound?["ok"] == .bool(true) {
+                    _ = try? connection.request(["op": "add", "toast": .object(hud)], timeout: 2_000)
+                }
+            }
 
             let started = monotonicMilliseconds()
-            let status = try Self.spawnAndWait(command)
+            let outcome = try Self.spawnAndWait(command, forwardingSignals: true)
             let seconds = Double(monotonicMilliseconds() - started) / 1000
             let elapsed = seconds < 10 ? String(Int(seconds * 10)) .inserting(".", fromEnd: 1) + " s" : "\(Int(seconds)) s"
 
@@ -48,7 +59,12 @@ extension Toastctl {
             // add, which would count as a repeat (×2). Should the HUD be gone
             // (a forced clear, a restarted toastd), the result is added anew.
             var patch: [String: JSONValue] = ["progress": "none", "dismissible": true]
-            if status == 0 {
+            if let signal = outcome.interruptedBy {
+                patch["role"] = "warning"
+                patch["title"] = "Interrupted"
+                patch["icon"] = "⏹"
+                patch["message"] = .string("\(label) (\(Self.signalName(signal)) after \(elapsed))")
+            } else if outcome.status == 0 {
                 patch["role"] = "success"
                 patch["title"] = "Done"
                 patch["icon"] = "✓"
@@ -57,7 +73,7 @@ extension Toastctl {
                 patch["role"] = "failure"
                 patch["title"] = "Failed"
                 patch["icon"] = "✗"
-                patch["message"] = .string("\(label) exited with status \(status) (\(elapsed))")
+                patch["message"] = .string("\(label) exited with status \(outcome.status) (\(elapsed))")
                 patch["duration"] = "longer"
             }
             if let connection {
@@ -65,28 +81,87 @@ extension Toastctl {
                 if let scene { update["scene"] = .string(scene) }
                 let reply = try? connection.request(.object(update), timeout: 2_000)
                 if reply?["ok"] != .bool(true) {
-                    let result = hud.merging(patch) { _, new in new }
+                    var result = hud.merging(patch) { _, new in new }
+                    result["invalidation"] = nil
                     _ = try? connection.request(["op": "add", "toast": .object(result)], timeout: 2_000)
                 }
+                // The result stays after this connection closes: unbind the source.
+                _ = try? connection.request(
+                    ["op": "hello", "version": 1, "client": "toastctl run", "source": .string(source), "bindSource": false],
+                    timeout: 2_000
+                )
             }
-            throw ExitCode(status)
+            // A command ended by a signal: 128 + N; interrupted but exited: 130 (SIGINT's).
+            if outcome.interruptedBy != nil && outcome.status < 128 { throw ExitCode(128 + (outcome.interruptedBy ?? SIGINT)) }
+            throw ExitCode(outcome.status)
         }
 
-        /// Runs the command with this process's stdio and returns its exit
-        /// status (128 + N when killed by signal N, 127 when not found).
-        static func spawnAndWait(_ command: [String]) throws -> Int32 {
+        static func signalName(_ signal: Int32) -> String {
+            switch signal {
+            case SIGINT: "SIGINT"
+            case SIGTERM: "SIGTERM"
+            case SIGHUP: "SIGHUP"
+            default: "signal \(signal)"
+            }
+        }
+
+        struct Outcome {
+            /// Its exit status, or 128 + N when signal N ended it (127: not found).
+            var status: Int32
+            /// SIGINT, SIGTERM or SIGHUP reached toastctl while the command ran.
+            var interruptedBy: Int32?
+        }
+
+        /// Runs the command with this process's stdio. With
+        /// `forwardingSignals`, SIGINT, SIGTERM and SIGHUP are caught while
+        /// it runs: one sent to toastctl alone (`kill`, systemd) is passed on
+        /// to the command; one from the terminal already reached the whole
+        /// foreground group, the command included, and is not sent twice.
+        static func spawnAndWait(_ command: [String], forwardingSignals: Bool = false) throws -> Outcome {
+            var watched = sigset_t()
+            sigemptyset(&watched)
+            for signal in [SIGINT, SIGTERM, SIGHUP, SIGCHLD] { sigaddset(&watched, signal) }
+            var previous = sigset_t()
+            if forwardingSignals { pthread_sigmask(SIG_BLOCK, &watched, &previous) }
+            defer { if forwardingSignals { pthread_sigmask(SIG_SETMASK, &previous, nil) } }
+
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            var none = sigset_t()
+            sigemptyset(&none)
+            posix_spawnattr_setsigmask(&attributes, &none)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
             var pid: pid_t = 0
             let arguments = command.map { strdup($0) } + [nil]
             defer { arguments.forEach { free($0) } }
-            let spawned = posix_spawnp(&pid, command[0], nil, nil, arguments, environ)
+            let spawned = posix_spawnp(&pid, command[0], nil, &attributes, arguments, environ)
             guard spawned == 0 else {
                 printError("toastctl: cannot run \(command[0]): \(String(cString: strerror(spawned)))")
-                return 127
+                return Outcome(status: 127)
             }
+            var interruptedBy: Int32?
             var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            while true {
+                if forwardingSignals {
+                    var info = siginfo_t()
+                    let signal = sigwaitinfo(&watched, &info)
+                    if signal > 0 && signal != SIGCHLD {
+                        interruptedBy = interruptedBy ?? signal
+                        // SI_KERNEL (0x80): the terminal sent it to the whole group already.
+                        if info.si_code != 0x80 { kill(pid, signal) }
+                        continue
+                    }
+                    let reaped = waitpid(pid, &status, WNOHANG)
+                    if reaped == pid { break }
+                    if reaped < 0 && errno != EINTR { break }
+                } else {
+                    if waitpid(pid, &status, 0) == pid { break }
+                    if errno != EINTR { break }
+                }
+            }
             let signal = status & 0x7F
-            return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+            return Outcome(status: signal == 0 ? (status >> 8) & 0xFF : 128 + signal, interruptedBy: interruptedBy)
         }
     }
 }

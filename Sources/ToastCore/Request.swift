@@ -101,7 +101,9 @@ public enum ProtocolInfo {
     public static let version = 1
     /// The full version, reported by `hello` as `version`.
     public static let revision = "1.2"
-    public static let server = "toastd/0.1.0"
+    /// The version of toastd and its tools (`--version`).
+    public static let toolVersion = "0.1.0"
+    public static let server = "toastd/\(toolVersion)"
     /// What this server supports, for clients to check before they rely on it.
     public static let capabilities = [
         "actions", "clear", "dedupe", "endSource", "invalidation", "cancellation", "history", "list",

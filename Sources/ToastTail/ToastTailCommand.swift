@@ -16,14 +16,15 @@ public struct ToastTailCommand: ParsableCommand {
             scene, p pauses or resumes (do not disturb), q quits. When stdout is not a terminal, or \
             with --lines, it prints one line per event instead; --json prints the raw event stream. \
             If toastd goes away it reconnects, and resynchronizes from a fresh snapshot.
-            """
+            """,
+        version: ProtocolInfo.toolVersion
     )
 
     public enum ColorChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
         case auto, always, never
     }
 
-    @Option(help: "The toastd socket (default: $TOASTD_SOCKET, else $XDG_RUNTIME_DIR/toastd.sock).")
+    @Option(help: "The toastd socket (default: $TOASTD_SOCKET, else $XDG_RUNTIME_DIR/toastd.sock, else /tmp/toastd-$UID/toastd.sock).")
     var socket: String?
     @Option(help: "The scene to show.") var scene = "default"
     @Option(help: "Only these roles (repeatable).", completion: .list(ToastRole.allCases.map(\.rawValue)))

@@ -19,7 +19,7 @@ struct ToastNotifyCommand: ParsableCommand {
             server is toastd itself (toastd --freedesktop). Exit status: 0 on SIGINT or SIGTERM, 2 usage \
             error, 3 toastd or the bus refused.
             """,
-        version: ProtocolInfo.server
+        version: ProtocolInfo.toolVersion
     )
 
     @Option(help: "The toastd socket (default: $TOASTD_SOCKET, else $XDG_RUNTIME_DIR/toastd.sock, else /tmp/toastd-$UID/toastd.sock).")

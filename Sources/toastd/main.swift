@@ -26,7 +26,8 @@ struct Toastd: ParsableCommand {
             systemd: socket activation (the inherited socket is served and never unlinked), READY=1 \
             once the socket accepts, a STATUS= line at most once a second, WATCHDOG=1 at half of \
             WatchdogSec=, STOPPING=1, and structured journal entries when stderr is the journal.
-            """
+            """,
+        version: ProtocolInfo.toolVersion
     )
 
     @Option(help: "The Unix socket to listen on.")
@@ -209,7 +210,7 @@ struct Toastd: ParsableCommand {
             options.onListening = { board in
                 let server = NotificationServer(
                     socketPath: socketPath, ownership: freedesktop == .replace ? .replace : .ifFree,
-                    version: ProtocolInfo.server.split(separator: "/").last.map(String.init) ?? "0",
+                    version: ProtocolInfo.toolVersion,
                     onState: { state in
                         board.set("freedesktop", state.description)
                         switch state {
