@@ -107,7 +107,7 @@ let package = Package(
         .target(name: "ToastFuzzing", dependencies: ["ToastCore"]),
         // libFuzzer's entry point (scripts/fuzz.sh); an empty program otherwise.
         .executableTarget(name: "toast-fuzz", dependencies: ["ToastFuzzing"]),
-        .executableTarget(name: "toast-tail", dependencies: ["ToastTail"]),
+        .executableTarget(name: "toast-tail", dependencies: ["ToastTail", "ToastClient"]),
         // toast-notify: toastd's toasts on the desktop's own notification server.
         .target(name: "ToastNotify", dependencies: ["ToastCore", "ToastClient", "ToastFreedesktop", "CSystemd"]),
         .executableTarget(

@@ -3,12 +3,27 @@
 # time of a dynamically linked one: docs/BENCHMARKS.md). Sets RELEASE_BIN
 # (toastd, toast-tail, toast-bench) and TOASTCTL_BIN.
 build_release() {
-    swift build -c release "$@" 2>&1 | grep -Ev '^\[|^Building|^Compiling|^Write|^Planning' || true
+    quiet_build -c release "$@"
     RELEASE_BIN="$(swift build -c release --show-bin-path)"
     # The linker warns that getpwuid_r and friends want the same glibc at run
     # time; toastctl calls none of them.
-    swift build -c release --scratch-path .build-static --product toastctl -Xswiftc -static-executable 2>&1 \
-        | grep -Ev '^\[|^Building|^Compiling|^Write|^Planning|statically linked|getpw|getgr|dlopen|mktemp' || true
+    quiet_build -c release --scratch-path .build-static --product toastctl -Xswiftc -static-executable
     TOASTCTL_BIN="$(swift build -c release --scratch-path .build-static --show-bin-path)/toastctl"
     [ -x "$RELEASE_BIN/toastd" ] && [ -x "$TOASTCTL_BIN" ]
+}
+
+# `swift build "$@"`, showing only what matters (errors, warnings); fails
+# when the build fails, with its whole log on stderr.
+quiet_build() {
+    local log status=0
+    log="$(mktemp)"
+    swift build "$@" >"$log" 2>&1 || status=$?
+    if [ "$status" -ne 0 ]; then
+        cat "$log" >&2
+        rm -f "$log"
+        echo "the build failed (swift build $*)" >&2
+        return "$status"
+    fi
+    grep -Ev '^\[|^Building|^Compiling|^Write|^Planning|statically linked|getpw|getgr|dlopen|mktemp|^Build (of product .*)?complete' "$log" || true
+    rm -f "$log"
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs toastd for the current user: the binaries in ~/.local/bin, the
-# user units in ~/.config/systemd/user, shell completions and the README.
-# Then: systemctl --user enable --now toastd.socket
+# user units in ~/.config/systemd/user, shell completions for every tool,
+# man pages (docs/man, made by scripts/man.sh) and the README.
+# Then: systemctl --user enable --now toastd.socket. scripts/uninstall.sh
+# removes it all again.
 #
 #   --freedesktop        also make toastd the desktop's notification server
 #                        (org.freedesktop.Notifications): a unit drop-in and a
@@ -26,7 +28,7 @@ if [ -z "$BIN_DIR" ]; then
     ensure_packages build
     build_release --product toastd
     for product in toast-tail toast-notify; do
-        swift build -c release --product "$product" 2>&1 | grep -Ev '^\[|^Building|^Compiling|^Write|^Planning' || true
+        quiet_build -c release --product "$product"
     done
     BIN_DIR="$RELEASE_BIN"
     TOASTCTL="$TOASTCTL_BIN"  # static: a one-shot toastctl add starts in about a millisecond
@@ -34,7 +36,7 @@ fi
 PREFIX="$HOME/.local"
 UNITS="${XDG_CONFIG_HOME:-$HOME/.config}/systemd/user"
 
-install -d -m 755 "$PREFIX/bin" "$UNITS" "$PREFIX/share/doc/toastd" \
+install -d -m 755 "$PREFIX/bin" "$UNITS" "$PREFIX/share/doc/toastd" "$PREFIX/share/man/man1" \
     "$PREFIX/share/bash-completion/completions" "$PREFIX/share/zsh/site-functions" \
     "${XDG_CONFIG_HOME:-$HOME/.config}/fish/completions"
 for tool in toastd toast-tail toast-notify; do
@@ -44,15 +46,23 @@ install -m 755 "${TOASTCTL:-$BIN_DIR/toastctl}" "$PREFIX/bin/toastctl"
 # The units name %h/.local/bin/toastd, which is where it just went.
 install -m 644 systemd/toastd.socket systemd/toastd.service systemd/toast-notify.service "$UNITS/"
 install -m 644 README.md "$PREFIX/share/doc/toastd/README.md"
+install -m 644 docs/man/*.1 "$PREFIX/share/man/man1/"
 if ((freedesktop)); then
     install -d -m 755 "$UNITS/toastd.service.d" "${XDG_DATA_HOME:-$HOME/.local/share}/dbus-1/services"
     install -m 644 systemd/toastd-freedesktop.conf "$UNITS/toastd.service.d/freedesktop.conf"
     install -m 644 systemd/org.freedesktop.Notifications.service "${XDG_DATA_HOME:-$HOME/.local/share}/dbus-1/services/"
     echo "toastd will own org.freedesktop.Notifications. Stop the previous notification daemon (dunst, mako, ...) first."
 fi
-"$PREFIX/bin/toastctl" --generate-completion-script bash >"$PREFIX/share/bash-completion/completions/toastctl"
-"$PREFIX/bin/toastctl" --generate-completion-script zsh >"$PREFIX/share/zsh/site-functions/_toastctl"
-"$PREFIX/bin/toastctl" --generate-completion-script fish >"${XDG_CONFIG_HOME:-$HOME/.config}/fish/completions/toastctl.fish"
+for tool in toastd toastctl toast-tail toast-notify; do
+    "$PREFIX/bin/$tool" --generate-completion-script bash >"$PREFIX/share/bash-completion/completions/$tool"
+    "$PREFIX/bin/$tool" --generate-completion-script zsh >"$PREFIX/share/zsh/site-functions/_$tool"
+    "$PREFIX/bin/$tool" --generate-completion-script fish >"${XDG_CONFIG_HOME:-$HOME/.config}/fish/completions/$tool.fish"
+done
+
+case ":$PATH:" in
+    *":$PREFIX/bin:"*) ;;
+    *) echo "warning: $PREFIX/bin is not on your PATH; add it (e.g. in ~/.profile: PATH=\"\$HOME/.local/bin:\$PATH\")" >&2 ;;
+esac
 
 if systemctl --user daemon-reload 2>/dev/null; then
     echo "installed. Start it with: systemctl --user enable --now toastd.socket"

@@ -32,24 +32,42 @@ public struct Toastctl: ParsableCommand {
 
     /// Runs toastctl with usage errors mapped to exit status 2.
     public static func main(arguments: [String]) -> Never {
-        do {
-            if let quick = QuickAdd(arguments: arguments) {
+        if let quick = QuickAdd(arguments: arguments) {
+            do {
                 try Add.add(quick.toast, wait: false, timeout: nil, client: quick)
                 Glibc.exit(0)
+            } catch let code as ExitCode {
+                Glibc.exit(code.rawValue)
+            } catch {
+                Glibc.exit(1)
             }
-            var command = try parseAsRoot(arguments)
+        }
+        CommandLineTool.main(Toastctl.self, arguments: arguments)
+    }
+}
+
+/// How every toastd tool ends: 0 on success (and for --help and
+/// --version), the command's own status when it throws an `ExitCode`, and
+/// **2 for a usage error**, with ArgumentParser's message on stderr, in
+/// toastd, toastctl, toast-tail and toast-notify alike.
+public enum CommandLineTool {
+    public static let usageError: Int32 = 2
+
+    public static func main<Command: ParsableCommand>(_: Command.Type, arguments: [String]) -> Never {
+        do {
+            var command = try Command.parseAsRoot(arguments)
             try command.run()
             Glibc.exit(0)
         } catch let code as ExitCode {
             Glibc.exit(code.rawValue)
         } catch {
-            let code = exitCode(for: error)
+            let code = Command.exitCode(for: error)
             if code == .success {
-                print(fullMessage(for: error))
+                print(Command.fullMessage(for: error))
                 Glibc.exit(0)
             }
-            printError(fullMessage(for: error))
-            Glibc.exit(2)
+            printError(Command.fullMessage(for: error))
+            Glibc.exit(code == .validationFailure ? usageError : code.rawValue)
         }
     }
 }
@@ -314,24 +332,61 @@ extension Toastctl {
 
     struct Update: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "update", abstract: "Change fields of a live toast (e.g. its progress).")
+            commandName: "update",
+            abstract: "Change fields of a live toast (e.g. its progress).",
+            discussion: """
+                Every field update may change (PROTOCOL.md, section 5.3): the message, title, icon, role, \
+                duration, progress, dismissible, close button and actions. --no-title, --no-icon and \
+                --default-duration reset the title, the icon and the duration.
+                """
+        )
         @OptionGroup var client: ClientOptions
         @OptionGroup var target: TargetOptions
         @Option(help: "A new message.") var message: String?
         @Option(help: "A new title.") var title: String?
+        @Flag(help: "Remove the title.") var noTitle = false
         @Option(help: "A new icon.") var icon: String?
+        @Flag(help: "Remove the icon.") var noIcon = false
         @Option(help: "A new role.") var role: String?
         @Option(help: "A new duration (restarts its lifetime).") var duration: String?
+        @Flag(help: "Back to the default duration (restarts its lifetime).") var defaultDuration = false
         @Option(help: "New progress: none, indeterminate, or 0 to 1.") var progress: String?
+        @Flag(inversion: .prefixedNo, help: "Whether a person may dismiss it.") var dismissible: Bool?
+        @Flag(name: .customLong("close-button"), inversion: .prefixedNo, help: "Whether it shows a close button.")
+        var closeButton: Bool?
+        @Option(name: .customLong("action"), help: "Its actions become these, as ID:LABEL (repeatable, up to 3).")
+        var actions: [String] = []
+        @Flag(help: "Remove its actions.") var noActions = false
+
+        func validate() throws {
+            for (set, reset, name) in [(title != nil, noTitle, "title"), (icon != nil, noIcon, "icon"), (duration != nil, defaultDuration, "duration")]
+            where set && reset {
+                throw ValidationError("--\(name) and its reset exclude each other")
+            }
+            if !actions.isEmpty && noActions { throw ValidationError("--action and --no-actions exclude each other") }
+        }
 
         func run() throws {
             var patch: [String: JSONValue] = [:]
             if let message { patch["message"] = .string(message) }
             if let title { patch["title"] = .string(title) }
+            if noTitle { patch["title"] = .null }
             if let icon { patch["icon"] = .string(icon) }
+            if noIcon { patch["icon"] = .null }
             if let role { patch["role"] = .string(role) }
             if let duration { patch["duration"] = ToastFields.numberOrName(duration) }
+            if defaultDuration { patch["duration"] = .null }
             if let progress { patch["progress"] = ToastFields.numberOrName(progress) }
+            if let dismissible { patch["dismissible"] = .bool(dismissible) }
+            if let closeButton { patch["closeButton"] = .bool(closeButton) }
+            if !actions.isEmpty {
+                do {
+                    patch["actions"] = .array(try actions.map(ToastFields.action))
+                } catch {
+                    throw ValidationError(error.message)
+                }
+            }
+            if noActions { patch["actions"] = [] }
             guard !patch.isEmpty else { throw ValidationError("give at least one field to change") }
             var request = target.members(op: "update")
             request["toast"] = .object(patch)
@@ -433,7 +488,13 @@ extension Toastctl {
                 return toasts.map { toast in
                     let fields = ["id", "state", "role", "alignment", "scene"].map { toast[$0]?.serializedScalar ?? "-" }
                     let repeats = (toast["repeat"]?.intValue ?? 1) > 1 ? " ×\(toast["repeat"]!.intValue!)" : ""
-                    return fields.joined(separator: "\t") + "\t" + Terminal.sanitize(toast["message"]?.stringValue ?? "") + repeats
+                    var actions = ""
+                    if case .array(let list)? = toast["actions"], !list.isEmpty {
+                        actions = "\t[" + list.map { action in
+                            Terminal.sanitize("\(action["id"]?.stringValue ?? "?"): \(action["label"]?.stringValue ?? "")")
+                        }.joined(separator: ", ") + "]"
+                    }
+                    return fields.joined(separator: "\t") + "\t" + Terminal.sanitize(toast["message"]?.stringValue ?? "") + repeats + actions
                 }.joined(separator: "\n") + (result["paused"] == .bool(true) ? "\n(paused)" : "")
             }
         }

@@ -61,4 +61,4 @@ enum StopSignals {
     }
 }
 
-ToastNotifyCommand.main()
+CommandLineTool.main(ToastNotifyCommand.self, arguments: Array(CommandLine.arguments.dropFirst()))

@@ -1,2 +1,4 @@
 import ToastTail
-ToastTailCommand.main()
+import ToastClient
+
+CommandLineTool.main(ToastTailCommand.self, arguments: Array(CommandLine.arguments.dropFirst()))

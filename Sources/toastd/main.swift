@@ -267,4 +267,4 @@ func preprocess(_ arguments: [String]) -> [String] {
     return result
 }
 
-Toastd.main(preprocess(Array(CommandLine.arguments.dropFirst())))
+CommandLineTool.main(Toastd.self, arguments: preprocess(Array(CommandLine.arguments.dropFirst())))

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+import ToastCore
 @testable import Systemd
 
 @Suite("Journal fields and unit files")
@@ -89,5 +90,60 @@ struct JournalAndUnitTests {
         )
         #expect(verify.status == 0)
         #expect(verify.stderr.isEmpty && verify.stdout.isEmpty, "\(verify.stderr)\(verify.stdout)")
+
+        // Man pages and completions for every tool; `man toastctl` finds its page.
+        for tool in ["toastd", "toastctl", "toast-tail", "toast-notify"] {
+            #expect(FileManager.default.fileExists(atPath: home.path + "/.local/share/man/man1/\(tool).1"), "\(tool).1")
+            #expect(FileManager.default.fileExists(atPath: home.path + "/.local/share/bash-completion/completions/\(tool)"), "\(tool) completion")
+        }
+        #expect(plain.stderr.contains("is not on your PATH"))
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/man") {
+            let man = try DaemonFixture.run(
+                "/usr/bin/man", ["-P", "cat", "toastctl"], environment: environment.merging(["MANPATH": home.path + "/.local/share/man", "MANWIDTH": "80"]) { $1 }
+            )
+            #expect(man.status == 0, "\(man.stderr)")
+            #expect(man.stdout.contains("toastctl") && man.stdout.contains("is-paused"), "\(man.stdout.prefix(300))")
+        }
+
+        // uninstall.sh takes it all away, and leaves the state and the config.
+        let state = home.path + "/.local/state/toastd"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        let uninstall = try DaemonFixture.run("/bin/bash", [root.appending(path: "scripts/uninstall.sh").path], environment: environment)
+        #expect(uninstall.status == 0, "\(uninstall.stderr)")
+        for path in [
+            "/.local/bin/toastctl", "/.local/bin/toastd", "/.local/share/man/man1/toastctl.1", "/.config/systemd/user/toastd.service",
+            "/.local/share/bash-completion/completions/toast-tail", "/.config/systemd/user/toastd.service.d/freedesktop.conf",
+        ] {
+            #expect(!FileManager.default.fileExists(atPath: home.path + path), "\(path) is still there")
+        }
+        #expect(FileManager.default.fileExists(atPath: state))
+    }
+
+    /// The committed man pages (scripts/man.sh) name every option and
+    /// subcommand the tools have now: they cannot drift from the code.
+    @Test func theManPagesNameEveryOption() throws {
+        let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        for tool in ["toastd", "toastctl", "toast-tail", "toast-notify"] {
+            let page = try String(contentsOf: root.appending(path: "docs/man/\(tool).1"), encoding: .utf8)
+            let dump = try DaemonFixture.run(DaemonFixture.binaryDirectory.appending(path: tool).path, ["--experimental-dump-help"])
+            let help = try JSONValue.parse(dump.stdout)
+            var missing: [String] = []
+            func visit(_ command: JSONValue) {
+                if let name = command["commandName"]?.stringValue, !page.contains("Em \(name)") && !page.contains("Nm \(name)") {
+                    missing.append(name)
+                }
+                if case .array(let arguments)? = command["arguments"] {
+                    for argument in arguments {
+                        guard case .array(let names)? = argument["names"] else { continue }
+                        for name in names where name["kind"] == "long" {
+                            if let long = name["name"]?.stringValue, !page.contains(" -\(long)") { missing.append("--\(long)") }
+                        }
+                    }
+                }
+                if case .array(let subcommands)? = command["subcommands"] { subcommands.forEach(visit) }
+            }
+            visit(help["command"] ?? [:])
+            #expect(missing.isEmpty, "docs/man/\(tool).1 lacks \(Set(missing).sorted()); run scripts/man.sh")
+        }
     }
 }
