@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "ToastCore", targets: ["ToastCore"]),
+        // The Swift client: a typed, async connection to toastd for any program.
+        .library(name: "ToastKit", targets: ["ToastKit"]),
         .executable(name: "toastd", targets: ["toastd"]),
         .executable(name: "toastctl", targets: ["toastctl"]),
         .executable(name: "toast-tail", targets: ["toast-tail"]),
@@ -57,11 +59,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The client side: socket path, a blocking connection, toastctl's commands.
+        // The Swift client library: the socket, typed requests, replies and
+        // events, an async session and a blocking facade. Only ToastCore below it.
+        .target(name: "ToastKit", dependencies: ["ToastCore"]),
+        // toastctl's commands (ArgumentParser) over ToastKit.
         .target(
             name: "ToastClient",
             dependencies: [
                 "ToastCore",
+                "ToastKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -116,7 +122,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ToastCore", "ToastClient", "Systemd", "ToastFreedesktop", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["ToastCore", "ToastClient", "ToastKit", "Systemd", "ToastFreedesktop", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "ToastClientTests",
@@ -127,6 +133,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ToastConfigTests", dependencies: ["ToastConfig", "ToastCore"]),
+        // A Swift program that shows toasts through ToastKit (README, "ToastKit").
+        .executableTarget(name: "toastkit-example", dependencies: ["ToastKit"], path: "Examples/toastkit-example"),
         .testTarget(name: "ToastBenchTests", dependencies: ["ToastBench", "ToastCore"]),
         .testTarget(name: "ToastFreedesktopTests", dependencies: ["ToastFreedesktop", "ToastCore"]),
         .testTarget(name: "ToastStoreTests", dependencies: ["ToastStore", "ToastCore"], resources: [.copy("Fixtures")]),

@@ -119,6 +119,12 @@ public struct ToastEvent: Sendable, Hashable {
     public let time: ToastInstant
     public let kind: Kind
 
+    public init(seq: UInt64, time: ToastInstant, kind: Kind) {
+        self.seq = seq
+        self.time = time
+        self.kind = kind
+    }
+
     public var name: String {
         switch kind {
         case .queued: "queued"

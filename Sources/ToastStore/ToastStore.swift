@@ -334,30 +334,12 @@ public final class ToastStore: @unchecked Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    static let recordMembers: Set<String> = ["id", "state", "repeat", "createdAt", "presentedAt", "expiresAt", "placement"]
-
     static func decodeRecord(_ body: String) throws -> ToastRecord {
-        guard case .object(var members) = try JSONValue.parse(body),
-            let id = members["id"]?.intValue, let repeatCount = members["repeat"]?.intValue,
-            let createdAt = members["createdAt"]?.intValue,
-            let state = members["state"]?.stringValue.flatMap(ToastRecord.State.init(rawValue:))
-        else {
-            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "a stored toast lacks its record members")
-        }
-        let presentedAt = members["presentedAt"]?.intValue
-        let expiresAt = members["expiresAt"]?.intValue
-        let placement = members["placement"]?.intValue ?? 0
-        for key in recordMembers { members[key] = nil }
-        let toast: Toast
         do {
-            toast = try WireDecoder.decodeToast(.object(members))
+            return try WireDecoder.decodeRecord(try JSONValue.parse(body))
         } catch {
             throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "a stored toast is not valid: \(error)")
         }
-        return ToastRecord(
-            id: ToastID(id), toast: toast, state: state, repeatCount: Int(repeatCount), createdAt: createdAt,
-            presentedAt: presentedAt, expiresAt: expiresAt, placement: UInt64(placement)
-        )
     }
 }
 

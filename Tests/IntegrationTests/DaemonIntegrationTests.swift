@@ -178,7 +178,7 @@ struct DaemonIntegrationTests {
         let lagged = Array(#"{"dropped":"#.utf8)
         let outcome = Locked((ends: 0, lagged: false))
         let reader = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) let connection = subscriber
+        let connection = subscriber
         Thread {
             var ends = 0
             var wasLagged = false
@@ -213,7 +213,7 @@ struct DaemonIntegrationTests {
         let presented = Array(#""event":"presented""#.utf8)
         let queued = Array(#""event":"queued""#.utf8)
         for (index, connection) in healthy.enumerated() {
-            nonisolated(unsafe) let subscriber = connection
+            let subscriber = connection
             // A thread each: GCD's pool has as many threads as cores, and a blocked reader would starve the rest.
             readers.enter()
             Thread {

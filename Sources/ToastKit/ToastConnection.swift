@@ -6,7 +6,11 @@ import Glibc
 
 /// A blocking client connection to toastd: plain sockets, no event loop, so
 /// that a one-shot `toastctl add` starts and finishes in a few milliseconds.
-public final class ToastConnection {
+///
+/// Sendable so that one thread may read it while another writes (as
+/// `ToastSession` does, writes under a lock); two readers at once, or two
+/// writers, are not safe.
+public final class ToastConnection: @unchecked Sendable {
     public enum Failure: Error, CustomStringConvertible {
         case cannotConnect(path: String, reason: String)
         /// The server on the socket runs as another user: whoever it is,
@@ -111,6 +115,9 @@ public final class ToastConnection {
 
     /// Stops sending; toastd answers what it has and, for a non-subscriber, closes.
     public func finishSending() { shutdown(fd, Int32(SHUT_WR)) }
+
+    /// Shuts the connection both ways: a read blocked on another thread returns.
+    public func shutdownBoth() { shutdown(fd, Int32(SHUT_RDWR)) }
 
     /// The socket, for a caller that multiplexes it with poll(2).
     public var fileDescriptor: Int32 { fd }
