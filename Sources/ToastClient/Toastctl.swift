@@ -202,7 +202,7 @@ struct LatestTargetOptions: ParsableArguments {
         if let reuseID { members["reuseId"] = .string(reuseID) }
         if let scene { members["scene"] = .string(scene) }
         if latest {
-            let snapshot = try client.perform(["op": "list"])
+            let snapshot = try client.perform(WireEncoder.request(.list(EventFilter())))
             guard let newest = Self.latest(in: snapshot, having: action) else {
                 printError("toastctl: no toast is shown" + (action.map { $0.isEmpty ? " with an action" : " with action '\($0)'" } ?? ""))
                 throw ExitCode(1)
@@ -305,7 +305,7 @@ extension Toastctl {
                 do {
                     event = try connection.readLine(timeout: left)
                 } catch ToastConnection.Failure.timedOut {
-                    _ = try? connection.request(["op": "remove", "id": .int(id)], timeout: 1000)
+                    _ = try? connection.request(WireEncoder.request(.command(.remove(.id(ToastID(id))))), timeout: 1000)
                     client.output(["id": .int(id), "timedOut": true]) { "timeout" }
                     throw ExitCode(5)
                 } catch {
@@ -444,7 +444,7 @@ extension Toastctl {
             var chosen = actionID
             if chosen == nil, target.latest {
                 // The first action of the toast --latest picked, as a click would invoke.
-                let snapshot = try client.perform(["op": "list"])
+                let snapshot = try client.perform(WireEncoder.request(.list(EventFilter())))
                 if let toast = LatestTargetOptions.latest(in: snapshot, having: ""), case .array(let actions)? = toast["actions"] {
                     request["id"] = toast["id"]
                     chosen = actions.first?["id"]?.stringValue

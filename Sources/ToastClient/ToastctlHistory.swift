@@ -46,7 +46,7 @@ extension Toastctl {
             static let configuration = CommandConfiguration(commandName: "clear", abstract: "Forget the history.")
             @OptionGroup var client: ClientOptions
             func run() throws {
-                let result = try client.perform(["op": "clearHistory"])
+                let result = try client.perform(WireEncoder.request(.clearHistory))
                 client.output(result) { "cleared \(result["cleared"]?.serializedScalar ?? "0")" }
             }
         }

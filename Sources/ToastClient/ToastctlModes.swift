@@ -27,10 +27,8 @@ extension Toastctl {
         }
 
         func run() throws {
-            var request: [String: JSONValue] = ["op": "pause"]
-            if let level { request["level"] = .int(Int64(level)) }
-            if toggle { request["toggle"] = true }
-            let result = try client.perform(.object(request))
+            let request: Request = toggle ? .togglePause(level: level) : .command(.pause(level: level))
+            let result = try client.perform(WireEncoder.request(request))
             client.output(result) { Self.describe(result) }
         }
 
@@ -45,7 +43,7 @@ extension Toastctl {
             commandName: "resume", abstract: "Show what waited, in order.")
         @OptionGroup var client: ClientOptions
         func run() throws {
-            let result = try client.perform(["op": "resume"])
+            let result = try client.perform(WireEncoder.request(.command(.resume)))
             client.output(result) { Pause.describe(result) }
         }
     }
@@ -59,7 +57,7 @@ extension Toastctl {
         @OptionGroup var client: ClientOptions
         @Flag(name: .shortAndLong, help: "Print nothing.") var quiet = false
         func run() throws {
-            let status = try client.perform(["op": "status"])
+            let status = try client.perform(WireEncoder.request(.status))
             let level = status["pauseLevel"]?.intValue ?? 0
             if !quiet { client.output(status) { level > 0 ? "paused at level \(level)" : "not paused" } }
             if level == 0 { throw ExitCode(1) }
@@ -94,11 +92,15 @@ extension Toastctl {
         }
 
         func run() throws {
-            var request: [String: JSONValue] = ["op": "mode"]
-            if let action {
-                request[action] = action == "set" ? .array(names.map { .string($0) }) : .string(names[0])
-            }
-            let result = try client.perform(.object(request))
+            let change: Request.ModeChange =
+                switch action {
+                case "set"?: .set(names)
+                case "add"?: .add(names[0])
+                case "remove"?: .remove(names[0])
+                case "toggle"?: .toggle(names[0])
+                default: .list
+                }
+            let result = try client.perform(WireEncoder.request(.mode(change)))
             client.output(result) {
                 guard case .array(let modes)? = result["modes"] else { return "" }
                 return modes.compactMap { $0.stringValue.map(Terminal.sanitize) }.joined(separator: "\n")
@@ -122,9 +124,8 @@ extension Toastctl {
 
         func run() throws {
             let connection = try client.connect()
-            var request: [String: JSONValue] = ["op": "inhibit"]
-            request["reason"] = .string(reason ?? (command.first.map { "toastctl inhibit \($0)" } ?? "toastctl inhibit"))
-            _ = try client.perform(.object(request), on: connection)
+            let why = reason ?? (command.first.map { "toastctl inhibit \($0)" } ?? "toastctl inhibit")
+            _ = try client.perform(WireEncoder.request(.inhibit(reason: why)), on: connection)
             guard !command.isEmpty else {
                 // Until a signal ends this process; the kernel closes the connection.
                 while true { pause() }
@@ -146,7 +147,7 @@ extension Toastctl {
         )
         @OptionGroup var client: ClientOptions
         func run() throws {
-            let result = try client.perform(["op": "reload"])
+            let result = try client.perform(WireEncoder.request(.reload))
             client.output(result) {
                 let path = result["path"]?.stringValue ?? "no file (the defaults)"
                 var text = "reloaded \(path): \(result["rules"]?.intValue ?? 0) rules"

@@ -24,7 +24,7 @@ extension Toastctl {
         func run() throws {
             let format = self.format ?? (client.json ? .json : .text)
             guard follow else {
-                print(format.render(try client.perform(["op": "status"])))
+                print(format.render(try client.perform(WireEncoder.request(.status))))
                 return
             }
             try Self.follow(client: client) { status in
@@ -48,10 +48,10 @@ extension Toastctl {
                 do {
                     let events = try ToastConnection(path: client.socketPath)
                     let queries = try ToastConnection(path: client.socketPath)
-                    _ = try client.result(of: events.request(["op": "subscribe", "snapshot": false], timeout: client.replyTimeout))
+                    _ = try client.result(of: events.request(WireEncoder.request(.subscribe(Request.Subscribe(snapshot: false))), timeout: client.replyTimeout))
                     backoff = 250
                     while true {
-                        report(try client.result(of: queries.request(["op": "status"], timeout: client.replyTimeout)))
+                        report(try client.result(of: queries.request(WireEncoder.request(.status), timeout: client.replyTimeout)))
                         _ = try events.readLine()
                         // A burst of events is one change: read what else is there.
                         while (try? events.readLine(timeout: 20)) != nil {}

@@ -155,7 +155,7 @@ public final class NotificationServer: @unchecked Sendable {
         self.bus = bus
         requests = try ToastConnection(path: socketPath)
         let subscriber = try ToastConnection(path: socketPath)
-        _ = try subscriber.request(["op": "subscribe", "snapshot": false], timeout: 10_000)
+        _ = try subscriber.request(WireEncoder.request(.subscribe(Request.Subscribe(snapshot: false))), timeout: 10_000)
         events = subscriber
         result = sd_bus_add_object(bus, nil, Self.path, { message, userdata, error in
             guard let message, let userdata else { return 0 }
@@ -216,7 +216,7 @@ public final class NotificationServer: @unchecked Sendable {
         }
         do {
             if result == nil {
-                let reply = try requests!.request(["op": "add", "toast": WireEncoder.requestToast(toast)], timeout: 10_000)
+                let reply = try requests!.request(WireEncoder.request(.command(.add(toast))), timeout: 10_000)
                 guard reply["ok"] == true else {
                     let text = reply["error"]?["message"]?.stringValue ?? "toastd refused the notification"
                     return fail(message, "org.freedesktop.Notifications.Error.Refused", text)
@@ -243,7 +243,7 @@ public final class NotificationServer: @unchecked Sendable {
         }
         // An id that is gone already is not an error worth reporting (its
         // NotificationClosed was sent when it ended).
-        _ = try? requests?.request(["op": "remove", "id": .int(Int64(id))], timeout: 10_000)
+        _ = try? requests?.request(WireEncoder.request(.command(.remove(.id(ToastID(id))))), timeout: 10_000)
         return reply(message) { _ in }
     }
 

@@ -262,7 +262,7 @@ public final class NotifyMirror {
             var key: UnsafePointer<CChar>?
             sd_bus_message_read_basic(message, CChar(UInt8(ascii: "s")), &key)
             guard let id = toastID[shown], let key else { return }
-            request(["op": "invoke", "id": .int(id), "action": .string(String(cString: key))])
+            request(WireEncoder.request(.command(.invoke(.id(ToastID(id)), actionID: String(cString: key)))))
         case "NotificationClosed":
             var reason: UInt32 = 0
             sd_bus_message_read_basic(message, CChar(UInt8(ascii: "u")), &reason)
@@ -270,7 +270,7 @@ public final class NotifyMirror {
             guard let id = toastID.removeValue(forKey: shown) else { return }
             notifierID[id] = nil
             // Only a person's dismissal is news to toastd; an expiry there is not.
-            if reason == 2 { request(["op": "dismiss", "id": .int(id)]) }
+            if reason == 2 { request(WireEncoder.request(.command(.dismiss(.id(ToastID(id)))))) }
         default:
             break
         }

@@ -130,21 +130,21 @@ public final class TailApp {
             guard toast.dismissible else {
                 return notice("this toast is not dismissible: its program ends it", now)
             }
-            command(["op": "dismiss", "id": .int(toast.id)], now)
+            command(WireEncoder.request(.command(.dismiss(.id(ToastID(toast.id))))), now)
         case .action(let number):
             guard let toast = model.target else { return notice("no toast selected", now) }
             guard number <= toast.actions.count else { return notice("this toast has no action \(number)", now) }
-            command(["op": "invoke", "id": .int(toast.id), "action": .string(toast.actions[number - 1].id)], now)
+            command(WireEncoder.request(.command(.invoke(.id(ToastID(toast.id)), actionID: toast.actions[number - 1].id))), now)
         case .activate:
             guard let toast = model.target else { return notice("no toast selected", now) }
             guard toast.actions.contains(where: { $0.id == "default" }) else {
                 return notice("this toast has no default action; press 1-\(max(1, toast.actions.count)) for its actions", now)
             }
-            command(["op": "invoke", "id": .int(toast.id), "action": "default"], now)
+            command(WireEncoder.request(.command(.invoke(.id(ToastID(toast.id)), actionID: "default"))), now)
         case .clear:
-            command(["op": "clear", "scene": .string(configuration.scene)], now)
+            command(WireEncoder.request(.command(.clear(ClearScope(scene: configuration.scene)))), now)
         case .pause:
-            command(["op": "pause", "toggle": true], now)
+            command(WireEncoder.request(.togglePause(level: nil)), now)
         }
     }
 
