@@ -89,9 +89,7 @@ protocol ClientContext {
 }
 
 extension ClientContext {
-    var socketPath: String {
-        SocketLocation.resolve(explicit: socket, variable: ProcessInfoEnvironment.value, uid: getuid())
-    }
+    var socketPath: String { ToastConnection.path(explicit: socket) }
 
     func connect() throws -> ToastConnection {
         do {
@@ -123,12 +121,13 @@ extension ClientContext {
     var replyTimeout: Int { 30_000 }
 
     func result(of reply: JSONValue) throws -> JSONValue {
-        if reply["ok"] == .bool(true) { return reply["result"] ?? [:] }
-        let code = reply["error"]?["code"]?.stringValue ?? "error"
-        let message = reply["error"]?["message"]?.stringValue ?? "toastd refused the request"
-        let field = reply["error"]?["field"]?.stringValue.map { " (\($0))" } ?? ""
-        printError("toastctl: \(code)\(field): \(message)")
-        throw ExitCode(1)
+        switch WireDecoder.reply(reply) {
+        case .success(let result):
+            return result
+        case .failure(let error):
+            printError("toastctl: \(error.code.rawValue)\(error.field.map { " (\($0))" } ?? ""): \(error.message)")
+            throw ExitCode(1)
+        }
     }
 
     /// Sends a request whose result names a toast, and prints that id.

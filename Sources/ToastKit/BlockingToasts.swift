@@ -15,13 +15,12 @@ import Glibc
 public final class BlockingToasts {
     private let connection: ToastConnection
     private var heard: [ToastID: ToastOutcome] = [:]
-    private var actions: [ToastID: String] = [:]
+    private var tracker = OutcomeTracker()
 
     /// Connects as `ToastSession.connect` does, on this thread.
     public init(socket: String? = nil, source: String? = nil, bindSource: Bool = false) throws(ToastKitError) {
-        let path = SocketLocation.resolve(explicit: socket, variable: { getenv($0).map { String(cString: $0) } }, uid: getuid())
         do {
-            connection = try ToastConnection(path: path)
+            connection = try ToastConnection(path: ToastConnection.path(explicit: socket))
         } catch {
             throw ToastKitError(error)
         }
@@ -72,13 +71,8 @@ public final class BlockingToasts {
     }
 
     private func note(_ line: JSONValue) {
-        guard let event = try? WireDecoder.decodeEvent(line), let record = event.record else { return }
-        switch event.kind {
-        case .action(_, let action): actions[record.id] = action
-        case .dismissed(_, let reason): heard[record.id] = actions[record.id].map(ToastOutcome.action) ?? .dismissed(reason)
-        case .cancelled(_, let reason): heard[record.id] = actions[record.id].map(ToastOutcome.action) ?? .cancelled(reason)
-        default: break
-        }
+        guard let event = try? WireDecoder.decodeEvent(line), let (id, outcome) = tracker.note(event) else { return }
+        heard[id] = outcome
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {

@@ -38,6 +38,12 @@ public final class ToastConnection: @unchecked Sendable {
 
     public let path: String
     private let fd: Int32
+
+    /// Where toastd is: `explicit`, else `$TOASTD_SOCKET`, else
+    /// `$XDG_RUNTIME_DIR/toastd.sock`, else `/tmp/toastd-$UID/toastd.sock`.
+    public static func path(explicit: String?) -> String {
+        SocketLocation.resolve(explicit: explicit, variable: { getenv($0).map { String(cString: $0) } }, uid: getuid())
+    }
     private var buffer: [UInt8] = []
     /// Where the unread part of `buffer` starts.
     private var start = 0

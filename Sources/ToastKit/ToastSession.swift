@@ -83,7 +83,7 @@ public final class ToastSession: Sendable {
         /// Outcomes heard before anyone asked (bounded: the newest 1,024).
         var outcomes: [ToastID: ToastOutcome] = [:]
         var order: [ToastID] = []
-        var actions: [ToastID: String] = [:]
+        var tracker = OutcomeTracker()
         var failure: ToastKitError?
     }
 
@@ -104,10 +104,9 @@ public final class ToastSession: Sendable {
     public static func connect(socket: String? = nil, source: String? = nil, bindSource: Bool = false) async throws(ToastKitError)
         -> ToastSession
     {
-        let path = SocketLocation.resolve(explicit: socket, variable: { getenv($0).map { String(cString: $0) } }, uid: getuid())
         let connection: ToastConnection
         do {
-            connection = try ToastConnection(path: path)
+            connection = try ToastConnection(path: ToastConnection.path(explicit: socket))
         } catch {
             throw ToastKitError(error)
         }
@@ -262,21 +261,10 @@ public final class ToastSession: Sendable {
             continuation.resume(returning: line)
             return
         }
-        guard let event = try? WireDecoder.decodeEvent(line), let record = event.record else { return }
-        switch event.kind {
-        case .action(_, let action):
-            state.withLock { $0.actions[record.id] = action }
-            // A resident toast stays: the action is its outcome now.
-            if record.toast.resident { hear(record.id, .action(action)) }
-        case .dismissed(_, let reason):
-            let action = state.withLock { $0.actions.removeValue(forKey: record.id) }
-            hear(record.id, action.map(ToastOutcome.action) ?? .dismissed(reason))
-        case .cancelled(_, let reason):
-            let action = state.withLock { $0.actions.removeValue(forKey: record.id) }
-            hear(record.id, action.map(ToastOutcome.action) ?? .cancelled(reason))
-        default:
-            break
-        }
+        guard let event = try? WireDecoder.decodeEvent(line),
+            let (id, outcome) = state.withLock({ $0.tracker.note(event) })
+        else { return }
+        hear(id, outcome)
     }
 
     private func fail(_ error: ToastKitError) {

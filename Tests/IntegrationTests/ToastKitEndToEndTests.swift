@@ -111,5 +111,11 @@ struct ToastKitEndToEndTests {
         #expect(try toasts.waitForOutcome(of: id, timeout: .seconds(5)) == .dismissed(.expired))
         let waiting = try toasts.show(Toast(message: "never answered", duration: .indefinite))
         #expect(try toasts.waitForOutcome(of: waiting, timeout: .milliseconds(100)) == nil)
+        // A resident toast stays after an action: the action is its outcome at once.
+        var player = Toast(message: "Now playing", duration: .indefinite, actions: [ToastAction(id: "next", label: "Next")])
+        player.resident = true
+        let resident = try toasts.show(player)
+        #expect(try daemon.toastctl("invoke", "\(resident)", "--action", "next").status == 0)
+        #expect(try toasts.waitForOutcome(of: resident, timeout: .seconds(5)) == .action("next"))
     }
 }
