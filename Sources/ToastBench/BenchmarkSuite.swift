@@ -1,3 +1,4 @@
+import ToastCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -72,7 +73,7 @@ public struct BenchmarkSuite {
     public func oneShot() throws {
         let server = try startToastd()
         defer { server.stop() }
-        let line = #"{"op":"add","toast":{"message":"x"}}"# + "\n"
+        let line = String(decoding: RequestLine.add(Toast(message: "x")), as: UTF8.self)
         let lineFile = server.directory + "/add.json"
         try writeFile(lineFile, line)
         var clients = [

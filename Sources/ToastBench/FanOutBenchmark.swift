@@ -1,3 +1,4 @@
+import ToastCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,7 +13,7 @@ public enum FanOutBenchmark {
         let needle = Array("\"message\":\"\(tag)".utf8)
         let listeners = try (0..<subscribers).map { _ in try LineSocket(path: socket) }
         for listener in listeners {
-            try listener.write(#"{"op":"subscribe","snapshot":false}"# + "\n")
+            try listener.write(RequestLine.subscribeLive)
             _ = try listener.readLine()
         }
         let sent = Locked([UInt64](repeating: 0, count: samples))
@@ -24,7 +25,7 @@ public enum FanOutBenchmark {
             if index == subscribers {
                 do {
                     for sample in 0..<samples {
-                        let line = #"{"op":"add","toast":{"message":"\#(tag)\#(sample)","scene":"fanout-\#(sample)","duration":"indefinite"}}"# + "\n"
+                        let line = RequestLine.add(Toast(message: "\(tag)\(sample)", duration: .indefinite, scene: "fanout-\(sample)"))
                         let start = monotonicNanoseconds()
                         sent.withLock { $0[sample] = start }
                         try adder.write(line)
@@ -54,7 +55,7 @@ public enum FanOutBenchmark {
             received.withLock { $0[index] = times }
         }
         if let failure = failure.current { throw BenchError(failure) }
-        _ = try? adder.write(#"{"op":"clear","force":true}"# + "\n")
+        _ = try? adder.write(RequestLine.clearAll)
         _ = try? adder.readLine()
         let start = sent.current
         var latencies = Samples()

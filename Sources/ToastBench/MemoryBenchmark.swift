@@ -1,3 +1,4 @@
+import ToastCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,8 +22,9 @@ public enum MemoryBenchmark {
         for count in counts {
             var lines: [UInt8] = []
             for index in held..<count {
-                lines += Array(#"{"op":"add","toast":{"message":"deploy \#(index) waiting for approval","title":"Deploy","role":"info","duration":"indefinite","source":"bench"}}"#.utf8)
-                lines.append(10)
+                lines += RequestLine.add(Toast(
+                    message: "deploy \(index) waiting for approval", title: "Deploy", role: .info, duration: .indefinite, source: "bench"
+                ))
             }
             _ = try IngestBenchmark.run(socket: server.socket, batches: [lines], perConnection: count - held)
             held = count

@@ -1,3 +1,4 @@
+import ToastCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -63,7 +64,7 @@ public struct Soak: Sendable {
         // Subscribers first, so that they see every toast from its start.
         let listeners = try (0..<subscribers).map { _ in try LineSocket(path: server.socket) }
         for listener in listeners {
-            try listener.write(#"{"op":"subscribe","snapshot":false}"# + "\n")
+            try listener.write(RequestLine.subscribeLive)
             _ = try listener.readLine()
         }
         let stalledListeners = Array(listeners[healthyCount...])
@@ -103,9 +104,9 @@ public struct Soak: Sendable {
                 // before it.
                 usleep(4_000_000)
                 if let control = try? LineSocket(path: server.socket) {
-                    try? control.write(#"{"op":"clear","force":true}"# + "\n")
+                    try? control.write(RequestLine.clearAll)
                     _ = try? control.readLine()
-                    try? control.write(#"{"op":"add","toast":{"message":"soak over","scene":"soak-over","duration":"short"}}"# + "\n")
+                    try? control.write(RequestLine.add(Toast(message: "soak over", duration: .short, scene: "soak-over")))
                     _ = try? control.readLine()
                 }
                 // A subscriber that never sees the marker gives up after 30 s.
@@ -145,14 +146,14 @@ public struct Soak: Sendable {
         do {
             let start = monotonicNanoseconds()
             let probe = try LineSocket(path: server.socket)
-            try probe.write(#"{"op":"status"}"# + "\n")
+            try probe.write(RequestLine.status)
             let reply = try probe.readLine(timeout: 2_000)
             report.statusMilliseconds = Double(monotonicNanoseconds() - start) / 1e6
             if !reply[...].starts(with: "{\"ok\":true") { report.failures.append("status after the soak: \(String(decoding: reply, as: UTF8.self))") }
             let watcher = try LineSocket(path: server.socket)
-            try watcher.write(#"{"op":"subscribe","snapshot":false}"# + "\n")
+            try watcher.write(RequestLine.subscribeLive)
             _ = try watcher.readLine(timeout: 2_000)
-            try probe.write(#"{"op":"add","toast":{"message":"still here","duration":"short"}}"# + "\n")
+            try probe.write(RequestLine.add(Toast(message: "still here", duration: .short)))
             _ = try probe.readLine(timeout: 2_000)
             let event = try watcher.readLine(timeout: 2_000)
             if !event[...].starts(with: "{\"event\":\"presented\"") {
@@ -234,19 +235,25 @@ public struct Soak: Sendable {
         var codes: [String: Int] = [:]
         while monotonicNanoseconds() < deadline {
             sequence += 1
-            let line: String
+            let line: [UInt8]
+            let isAdd: Bool
             if let id = lastID, sequence % 4 == 0 {
-                line = #"{"op":"update","id":\#(id),"toast":{"progress":0.\#(sequence % 10)}}"#
+                let patch = ToastPatch(progress: .fraction(Double(sequence % 10) / 10))
+                line = RequestLine.bytes(.command(.update(.id(ToastID(id)), patch)))
+                isAdd = false
                 updates += 1
             } else {
                 // Every third add reuses one of two identifiers and lives a
                 // second, so the next one with that identifier often updates it.
-                let reuse = sequence % 3 == 0 ? #","reuseId":"r\#(sequence % 2)""# : ""
-                let duration = sequence % 3 == 0 ? "1" : ["0.1", "0.2", "0.3"][sequence % 3]
-                line = #"{"op":"add","toast":{"message":"client \#(number) #\#(sequence)","scene":"c\#(number)","duration":\#(duration),"source":"client-\#(number)"\#(reuse)}}"#
+                let reused = sequence % 3 == 0
+                line = RequestLine.add(Toast(
+                    message: "client \(number) #\(sequence)", duration: .seconds(reused ? 1 : [0.1, 0.2, 0.3][sequence % 3]),
+                    scene: "c\(number)", reuseID: reused ? "r\(sequence % 2)" : nil, source: "client-\(number)"
+                ))
+                isAdd = true
             }
             do {
-                try connection.write(line + "\n")
+                try connection.write(line)
                 var reply: ArraySlice<UInt8>?
                 while reply == nil {
                     guard connection.readLines(timeout: 10_000, { received in
@@ -255,7 +262,7 @@ public struct Soak: Sendable {
                     }) else { throw BenchError("no reply within 10 s") }
                 }
                 guard let reply else { continue }
-                if reply.starts(with: "{\"ok\":true"), line.hasPrefix(#"{"op":"add""#), let id = toastID(in: reply) {
+                if reply.starts(with: "{\"ok\":true"), isAdd, let id = toastID(in: reply) {
                     ids.append(id)
                     lastID = id
                     if reply.contains(Array(#""deduped":true"#.utf8)) { deduped += 1 }
@@ -304,10 +311,12 @@ public struct Soak: Sendable {
             switch next() % 6 {
             case 0: payload = (0..<(next() % 2048)).map { _ in UInt8(truncatingIfNeeded: next()) } + [10]
             case 1: payload = [UInt8](repeating: UInt8(ascii: "{"), count: 70_000 + next() % 100_000)
-            case 2: payload = Array(#"{"op":"add","toast":{"message":""#.utf8) + [0xFF, 0xFE, 0xC0, 0x80] + Array(#""}}"#.utf8) + [10]
-            case 3: payload = Array(#"{"op":"add","toast":{"message":"half a li"#.utf8)
+            case 2: payload = RequestLine.corrupting(RequestLine.add(Toast(message: "BAD")), "BAD", with: [0xFF, 0xFE, 0xC0, 0x80])
+            case 3: payload = Array(RequestLine.add(Toast(message: "half a line")).dropLast(8))
             case 4: payload = Array(String(repeating: "[", count: 5_000).utf8) + [10]
-            default: payload = Array(#"{"op":"add","toast":{"message":"fine","role":"nope"}}"#.utf8) + [10] + Array("\u{0}\u{1B}[2J".utf8)
+            default:
+                let badRole = RequestLine.corrupting(RequestLine.add(Toast(message: "fine", role: .info)), "\"info\"", with: Array("\"nope\"".utf8))
+                payload = badRole + Array("\u{0}\u{1B}[2J".utf8)
             }
             try? connection.write(payload)
             if next() % 2 == 0 { _ = connection.readLines(timeout: 50) { _ in } }

@@ -18,8 +18,8 @@ struct QuickAdd: ClientContext, Equatable {
     var json = false
     var message: String
     var fields = ToastFields()
-    /// The `toast` member of the add.
-    var toast: JSONValue
+    /// The add request.
+    var request: JSONValue
 }
 
 extension QuickAdd {
@@ -84,7 +84,7 @@ extension QuickAdd {
             }
             guard accepted else { return nil }
         }
-        guard let message, let toast = try? fields.toastJSON(message: message) else { return nil }
-        self.init(socket: socket, json: json, message: message, fields: fields, toast: toast)
+        guard let message, let request = try? fields.addRequest(message: message) else { return nil }
+        self.init(socket: socket, json: json, message: message, fields: fields, request: request)
     }
 }

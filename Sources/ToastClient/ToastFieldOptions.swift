@@ -55,9 +55,11 @@ struct ToastFields: Equatable {
         var message: String
     }
 
-    /// The `toast` member of an add, checked locally with the protocol's own
-    /// rules, so that a bad option is a usage error (exit 2).
-    func toastJSON(message: String) throws(Invalid) -> JSONValue {
+    /// The add request, checked locally with the protocol's own rules, so
+    /// that a bad option is a usage error (exit 2). The fields given on
+    /// the command line stay explicit on the wire, even at their defaults
+    /// (`--alignment top`), so that role defaults leave them alone.
+    func addRequest(message: String) throws(Invalid) -> JSONValue {
         var members: [String: JSONValue] = ["message": .string(message)]
         if let title { members["title"] = .string(title) }
         if let icon { members["icon"] = .string(icon) }
@@ -74,13 +76,26 @@ struct ToastFields: Equatable {
         if let cancellation { members["cancellation"] = .string(cancellation) }
         if !invalidation.isEmpty { members["invalidation"] = .array(invalidation.map { .string($0) }) }
         if let level { members["level"] = .int(Int64(level)) }
-        let toast = JSONValue.object(members)
+        let toast: Toast
         do {
-            _ = try WireDecoder.decodeToast(toast)
+            toast = try WireDecoder.decodeToast(.object(members))
         } catch {
             throw Invalid(message: error.fieldDescription)
         }
-        return toast
+        var defaulted: ToastFieldSet = []
+        if duration == nil { defaulted.insert(.duration) }
+        if alignment == nil { defaulted.insert(.alignment) }
+        if !notDismissible { defaulted.insert(.dismissible) }
+        return WireEncoder.request(RequestEnvelope(request: .command(.add(toast)), defaulted: defaulted))
+    }
+
+    /// An update's patch, checked locally as toastd would check it.
+    static func patch(_ members: [String: JSONValue]) throws(Invalid) -> ToastPatch {
+        do {
+            return try WireDecoder.decodePatch(.object(members))
+        } catch {
+            throw Invalid(message: error.fieldDescription)
+        }
     }
 
     static func numberOrName(_ text: String) -> JSONValue {

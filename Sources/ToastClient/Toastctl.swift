@@ -34,7 +34,7 @@ public struct Toastctl: ParsableCommand {
     public static func main(arguments: [String]) -> Never {
         if let quick = QuickAdd(arguments: arguments) {
             do {
-                try Add.add(quick.toast, wait: false, timeout: nil, client: quick)
+                try Add.add(quick.request, wait: false, timeout: nil, client: quick)
                 Glibc.exit(0)
             } catch let code as ExitCode {
                 Glibc.exit(code.rawValue)
@@ -131,8 +131,8 @@ extension ClientContext {
     }
 
     /// Sends a request whose result names a toast, and prints that id.
-    func performPrintingID(_ request: [String: JSONValue]) throws {
-        let result = try perform(.object(request))
+    func performPrintingID(_ request: Request) throws {
+        let result = try perform(WireEncoder.request(request))
         output(result) { "\(result["id"]?.intValue ?? 0)" }
     }
 
@@ -172,12 +172,10 @@ struct TargetOptions: ParsableArguments {
         if scene != nil && reuseID == nil { throw ValidationError("--scene goes with --reuse-id") }
     }
 
-    func members(op: String) -> [String: JSONValue] {
-        var members: [String: JSONValue] = ["op": .string(op)]
-        if let id { members["id"] = .int(Int64(id)) }
-        if let reuseID { members["reuseId"] = .string(reuseID) }
-        if let scene { members["scene"] = .string(scene) }
-        return members
+    /// The toast named (`validate` made sure there is exactly one name).
+    var target: ToastTarget {
+        if let reuseID { return .reuseID(reuseID, scene: scene ?? Toast.defaultScene) }
+        return .id(ToastID(id ?? 0))
     }
 }
 
@@ -193,22 +191,18 @@ struct LatestTargetOptions: ParsableArguments {
         if scene != nil && reuseID == nil { throw ValidationError("--scene goes with --reuse-id") }
     }
 
-    /// The request's target members; `--latest` asks toastd which toast that is.
-    /// `having`: only toasts with this action (or with any action, for "").
-    func members(op: String, id: UInt64?, client: ClientOptions, having action: String? = nil) throws -> [String: JSONValue] {
-        var members: [String: JSONValue] = ["op": .string(op)]
-        if let id { members["id"] = .int(Int64(id)) }
-        if let reuseID { members["reuseId"] = .string(reuseID) }
-        if let scene { members["scene"] = .string(scene) }
-        if latest {
-            let snapshot = try client.perform(WireEncoder.request(.list(EventFilter())))
-            guard let newest = Self.latest(in: snapshot, having: action) else {
-                printError("toastctl: no toast is shown" + (action.map { $0.isEmpty ? " with an action" : " with action '\($0)'" } ?? ""))
-                throw ExitCode(1)
-            }
-            members["id"] = newest["id"]
+    /// The toast named; `--latest` asks toastd which toast that is, and
+    /// returns it too. `having`: only toasts with this action (or with any
+    /// action, for "").
+    func target(id: UInt64?, client: ClientOptions, having action: String? = nil) throws -> (ToastTarget, latest: JSONValue?) {
+        if let reuseID { return (.reuseID(reuseID, scene: scene ?? Toast.defaultScene), nil) }
+        guard latest else { return (.id(ToastID(id ?? 0)), nil) }
+        let snapshot = try client.perform(WireEncoder.request(.list(EventFilter())))
+        guard let newest = Self.latest(in: snapshot, having: action), let id = newest["id"]?.intValue else {
+            printError("toastctl: no toast is shown" + (action.map { $0.isEmpty ? " with an action" : " with action '\($0)'" } ?? ""))
+            throw ExitCode(1)
         }
-        return members
+        return (.id(ToastID(id)), newest)
     }
 
     /// The shown toast presented last (highest `presentedAt`, then id).
@@ -256,13 +250,13 @@ extension Toastctl {
             if text.count == 2 { values.title = text[0] }
             var message = text[text.count - 1]
             if message == "-" { message = Self.readStandardInput() }
-            let toast: JSONValue
+            let request: JSONValue
             do {
-                toast = try values.toastJSON(message: message)
+                request = try values.addRequest(message: message)
             } catch let invalid {
                 throw ValidationError(invalid.message)
             }
-            try Self.add(toast, wait: wait, timeout: timeout, client: client)
+            try Self.add(request, wait: wait, timeout: timeout, client: client)
         }
 
         /// All of standard input, less its trailing newlines.
@@ -279,9 +273,9 @@ extension Toastctl {
             return String(decoding: bytes, as: UTF8.self)
         }
 
-        static func add(_ toast: JSONValue, wait: Bool, timeout: Double?, client: some ClientContext) throws {
+        static func add(_ request: JSONValue, wait: Bool, timeout: Double?, client: some ClientContext) throws {
             let connection = try client.connect()
-            let result = try client.perform(["op": "add", "toast": toast], on: connection)
+            let result = try client.perform(request, on: connection)
             guard let id = result["id"]?.intValue else { throw ExitCode(1) }
             guard wait else {
                 client.output(result) { "\(id)" }
@@ -378,18 +372,14 @@ extension Toastctl {
             if let progress { patch["progress"] = ToastFields.numberOrName(progress) }
             if let dismissible { patch["dismissible"] = .bool(dismissible) }
             if let closeButton { patch["closeButton"] = .bool(closeButton) }
-            if !actions.isEmpty {
-                do {
-                    patch["actions"] = .array(try actions.map(ToastFields.action))
-                } catch {
-                    throw ValidationError(error.message)
-                }
-            }
             if noActions { patch["actions"] = [] }
-            guard !patch.isEmpty else { throw ValidationError("give at least one field to change") }
-            var request = target.members(op: "update")
-            request["toast"] = .object(patch)
-            try client.performPrintingID(request)
+            guard !patch.isEmpty || !actions.isEmpty else { throw ValidationError("give at least one field to change") }
+            do {
+                if !actions.isEmpty { patch["actions"] = .array(try actions.map(ToastFields.action)) }
+                try client.performPrintingID(.command(.update(target.target, try ToastFields.patch(patch))))
+            } catch let invalid as ToastFields.Invalid {
+                throw ValidationError(invalid.message)
+            }
         }
     }
 
@@ -398,7 +388,7 @@ extension Toastctl {
             commandName: "remove", abstract: "End a toast (as its program).")
         @OptionGroup var client: ClientOptions
         @OptionGroup var target: TargetOptions
-        func run() throws { try client.performPrintingID(target.members(op: "remove")) }
+        func run() throws { try client.performPrintingID(.command(.remove(target.target))) }
     }
 
     struct Dismiss: ParsableCommand {
@@ -408,7 +398,7 @@ extension Toastctl {
         @Argument(help: "The toast's id.") var id: UInt64?
         @OptionGroup var target: LatestTargetOptions
         func validate() throws { try target.validate(id: id) }
-        func run() throws { try client.performPrintingID(target.members(op: "dismiss", id: id, client: client)) }
+        func run() throws { try client.performPrintingID(.command(.dismiss(target.target(id: id, client: client).0))) }
     }
 
     struct Invoke: ParsableCommand {
@@ -439,22 +429,17 @@ extension Toastctl {
         }
 
         func run() throws {
-            var request = try target.members(op: "invoke", id: id, client: client, having: actionID ?? "")
+            let (toast, latest) = try target.target(id: id, client: client, having: actionID ?? "")
             var chosen = actionID
-            if chosen == nil, target.latest {
+            if chosen == nil, case .array(let actions)? = latest?["actions"] {
                 // The first action of the toast --latest picked, as a click would invoke.
-                let snapshot = try client.perform(WireEncoder.request(.list(EventFilter())))
-                if let toast = LatestTargetOptions.latest(in: snapshot, having: ""), case .array(let actions)? = toast["actions"] {
-                    request["id"] = toast["id"]
-                    chosen = actions.first?["id"]?.stringValue
-                }
+                chosen = actions.first?["id"]?.stringValue
             }
             guard let chosen else {
                 printError("toastctl: the toast has no action to invoke")
                 throw ExitCode(1)
             }
-            request["action"] = .string(chosen)
-            try client.performPrintingID(request)
+            try client.performPrintingID(.command(.invoke(toast, actionID: chosen)))
         }
     }
 
@@ -463,14 +448,12 @@ extension Toastctl {
             commandName: "clear", abstract: "End every dismissible toast of a scene, an alignment, or all.")
         @OptionGroup var client: ClientOptions
         @Option(help: "Only this scene.") var scene: String?
-        @Option(help: "Only this alignment.") var alignment: String?
+        @Option(help: "Only this alignment: top, center or bottom.", completion: .list(ToastAlignment.allCases.map(\.rawValue)))
+        var alignment: ToastAlignment?
         @Flag(help: "Also end toasts that are not dismissible.") var force = false
         func run() throws {
-            var request: [String: JSONValue] = ["op": "clear"]
-            if let scene { request["scene"] = .string(scene) }
-            if let alignment { request["alignment"] = .string(alignment) }
-            if force { request["force"] = true }
-            let result = try client.perform(.object(request))
+            let scope = ClearScope(scene: scene, alignment: alignment, force: force)
+            let result = try client.perform(WireEncoder.request(.command(.clear(scope))))
             client.output(result) { "cleared \(result["cleared"]?.intValue ?? 0), kept \(result["kept"]?.intValue ?? 0)" }
         }
     }

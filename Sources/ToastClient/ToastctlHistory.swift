@@ -68,9 +68,7 @@ extension Toastctl {
         }
 
         func run() throws {
-            var request: [String: JSONValue] = ["op": "restore"]
-            if let id { request["id"] = .int(Int64(id)) } else { request["latest"] = true }
-            try client.performPrintingID(request)
+            try client.performPrintingID(.restore(id.map { ToastID($0) }))
         }
     }
 }

@@ -19,7 +19,8 @@ extension Toastctl {
                 """
         )
         @OptionGroup var client: ClientOptions
-        @Option(help: "The HUD's alignment.") var alignment = "center"
+        @Option(help: "The HUD's alignment: top, center or bottom.", completion: .list(ToastAlignment.allCases.map(\.rawValue)))
+        var alignment = ToastAlignment.center
         @Option(help: "The scene.") var scene: String?
         @Argument(parsing: .postTerminator, help: "The command and its arguments, after --.") var command: [String]
 
@@ -30,25 +31,23 @@ extension Toastctl {
         func run() throws {
             let label = Terminal.sanitize(command.joined(separator: " "))
             let reuseID = "run-\(getpid())"
-            var hud: [String: JSONValue] = [
-                "message": .string(label), "title": "Running", "icon": "⏳", "alignment": .string(alignment),
-                "reuseId": .string(reuseID), "progress": "indeterminate", "dismissible": false, "role": "info",
-                // Ends with this connection's source: a killed toastctl leaves no HUD behind.
-                "invalidation": ["presentationDismissed"],
-            ]
-            if let scene { hud["scene"] = .string(scene) }
+            // Ends with this connection's source: a killed toastctl leaves no HUD behind.
+            let hud = Toast(
+                message: label, title: "Running", icon: "⏳", role: .info, alignment: alignment,
+                scene: scene ?? Toast.defaultScene, reuseID: reuseID, progress: .indeterminate, dismissible: false,
+                invalidation: [.presentationDismissed]
+            )
             // The HUD is a courtesy: if toastd is down, the command still runs.
             let source = "toastctl-run[\(getpid())]"
             let connection = try? ToastConnection(path: client.socketPath)
-            if let connection {
-                let bound = try? connection.request(
-                    ["op": "hello", "version": 1, "client": "toastctl run", "source": .string(source), "bindSource": true],
-                    timeout: 2_000
-                )
-                if bound?["ok"] == .bool(true) {
-                    _ = try? connection.request(["op": "add", "toast": .object(hud)], timeout: 2_000)
-                }
+            func send(_ request: Request) -> Bool {
+                let reply = try? connection?.request(WireEncoder.request(request), timeout: 2_000)
+                return reply.map { (try? WireDecoder.reply($0).get()) != nil } ?? false
             }
+            func bind(_ bound: Bool) -> Bool {
+                send(.hello(Request.Hello(version: ProtocolInfo.version, client: "toastctl run", source: source, bindSource: bound)))
+            }
+            if bind(true) { _ = send(.command(.add(hud))) }
 
             let started = monotonicMilliseconds()
             let outcome = try Self.spawnAndWait(command, forwardingSignals: true)
@@ -58,38 +57,26 @@ extension Toastctl {
             // The result replaces the HUD in place: an update, not a second
             // add, which would count as a repeat (×2). Should the HUD be gone
             // (a forced clear, a restarted toastd), the result is added anew.
-            var patch: [String: JSONValue] = ["progress": "none", "dismissible": true]
+            var patch = ToastPatch(progress: ToastProgress.none, dismissible: true)
             if let signal = outcome.interruptedBy {
-                patch["role"] = "warning"
-                patch["title"] = "Interrupted"
-                patch["icon"] = "⏹"
-                patch["message"] = .string("\(label) (\(Self.signalName(signal)) after \(elapsed))")
+                (patch.role, patch.title, patch.icon) = (.warning, "Interrupted", "⏹")
+                patch.message = "\(label) (\(Self.signalName(signal)) after \(elapsed))"
             } else if outcome.status == 0 {
-                patch["role"] = "success"
-                patch["title"] = "Done"
-                patch["icon"] = "✓"
-                patch["message"] = .string("\(label) (\(elapsed))")
+                (patch.role, patch.title, patch.icon) = (.success, "Done", "✓")
+                patch.message = "\(label) (\(elapsed))"
             } else {
-                patch["role"] = "failure"
-                patch["title"] = "Failed"
-                patch["icon"] = "✗"
-                patch["message"] = .string("\(label) exited with status \(outcome.status) (\(elapsed))")
-                patch["duration"] = "longer"
+                (patch.role, patch.title, patch.icon) = (.failure, "Failed", "✗")
+                patch.message = "\(label) exited with status \(outcome.status) (\(elapsed))"
+                patch.duration = .some(.longer)
             }
-            if let connection {
-                var update: [String: JSONValue] = ["op": "update", "reuseId": .string(reuseID), "toast": .object(patch)]
-                if let scene { update["scene"] = .string(scene) }
-                let reply = try? connection.request(.object(update), timeout: 2_000)
-                if reply?["ok"] != .bool(true) {
-                    var result = hud.merging(patch) { _, new in new }
-                    result["invalidation"] = nil
-                    _ = try? connection.request(["op": "add", "toast": .object(result)], timeout: 2_000)
+            if connection != nil {
+                if !send(.command(.update(.reuseID(reuseID, scene: hud.scene), patch))) {
+                    var result = patch.applied(to: hud)
+                    result.invalidation = []
+                    _ = send(.command(.add(result)))
                 }
                 // The result stays after this connection closes: unbind the source.
-                _ = try? connection.request(
-                    ["op": "hello", "version": 1, "client": "toastctl run", "source": .string(source), "bindSource": false],
-                    timeout: 2_000
-                )
+                _ = bind(false)
             }
             // A command ended by a signal: 128 + N; interrupted but exited: 130 (SIGINT's).
             if outcome.interruptedBy != nil && outcome.status < 128 { throw ExitCode(128 + (outcome.interruptedBy ?? SIGINT)) }
@@ -165,6 +152,8 @@ extension Toastctl {
         }
     }
 }
+
+extension ToastAlignment: ExpressibleByArgument {}
 
 extension String {
     fileprivate func inserting(_ separator: Character, fromEnd offset: Int) -> String {

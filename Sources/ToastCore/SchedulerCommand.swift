@@ -67,7 +67,8 @@ public struct ToastPatch: Sendable, Hashable {
 
     public var isEmpty: Bool { self == ToastPatch() }
 
-    func applied(to toast: Toast) -> Toast {
+    /// The toast with this patch's changes.
+    public func applied(to toast: Toast) -> Toast {
         var toast = toast
         if let message { toast.message = message }
         if let title { toast.title = title }

@@ -275,7 +275,8 @@ public enum WireDecoder {
         return toast
     }
 
-    static func decodePatch(_ value: JSONValue) throws(ToastError) -> ToastPatch {
+    /// The `toast` member of an update, checked as toastd checks it.
+    public static func decodePatch(_ value: JSONValue) throws(ToastError) -> ToastPatch {
         let fields = try FieldReader(value, path: "toast.")
         let notUpdatable = fields.members.keys.filter { toastFields.contains($0) && !patchFields.contains($0) }.sorted()
         if let first = notUpdatable.first {

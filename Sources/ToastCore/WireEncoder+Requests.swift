@@ -58,6 +58,22 @@ extension WireEncoder {
         return .object(members)
     }
 
+    /// A request with what its envelope knows besides: the `ref`, and for
+    /// an add the fields the sender gave explicitly although they equal the
+    /// defaults (alignment `top`, `dismissible` true), which role defaults
+    /// must then leave alone. `WireDecoder.decode` reads the line back to
+    /// the same envelope (a duration of nil always reads as defaulted).
+    public static func request(_ envelope: RequestEnvelope) -> JSONValue {
+        let line = request(envelope.request, ref: envelope.ref)
+        guard case .command(.add(let toast)) = envelope.request, case .object(var members) = line,
+            case .object(var fields)? = members["toast"]
+        else { return line }
+        if !envelope.defaulted.contains(.alignment) { fields["alignment"] = .string(toast.alignment.rawValue) }
+        if !envelope.defaulted.contains(.dismissible) { fields["dismissible"] = .bool(toast.dismissible) }
+        members["toast"] = .object(fields)
+        return .object(members)
+    }
+
     private static func command(_ command: SchedulerCommand) -> [String: JSONValue] {
         switch command {
         case .add(let toast), .drop(let toast):

@@ -13,10 +13,10 @@ struct QuickAddTests {
     /// plain add (an error, help, --wait) or its fields are invalid.
     static func viaArgumentParser(_ arguments: [String]) -> QuickAdd? {
         guard let add = (try? Toastctl.parseAsRoot(arguments)) as? Toastctl.Add, !add.wait, add.timeout == nil,
-            add.text.count == 1, add.text[0] != "-", let toast = try? add.fields.values.toastJSON(message: add.text[0])
+            add.text.count == 1, add.text[0] != "-", let request = try? add.fields.values.addRequest(message: add.text[0])
         else { return nil }
         return QuickAdd(
-            socket: add.client.socket, json: add.client.json, message: add.text[0], fields: add.fields.values, toast: toast
+            socket: add.client.socket, json: add.client.json, message: add.text[0], fields: add.fields.values, request: request
         )
     }
 

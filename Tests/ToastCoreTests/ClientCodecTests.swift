@@ -34,6 +34,16 @@ struct ClientCodecTests {
         #expect(decoded.ref == 7)
     }
 
+    /// An add's envelope keeps which fields the sender gave, even when they
+    /// equal the defaults: role defaults must not overwrite them.
+    @Test(arguments: [ToastFieldSet.all, [], [.duration], [.duration, .alignment], [.duration, .dismissible]])
+    func anAddsExplicitFieldsReadBackAsExplicit(defaulted: ToastFieldSet) throws {
+        let envelope = RequestEnvelope(ref: "r", request: .command(.add(Toast(message: "m"))), defaulted: defaulted)
+        let decoded = try WireDecoder.decode(line: WireEncoder.line(WireEncoder.request(envelope))).get()
+        // A toast without a duration always reads as defaulted: the wire has no "the default, explicitly".
+        #expect(decoded == RequestEnvelope(ref: "r", request: envelope.request, defaulted: defaulted.union(.duration)))
+    }
+
     @Test func eventsReadBackAsThemselves() async {
         await propertyCheck(count: 50, input: SchedulerPropertyTests.steps) { steps in
             var scheduler = SchedulerStateMachine(configuration: SchedulerConfiguration(maxVisible: 2))
