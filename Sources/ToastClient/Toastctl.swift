@@ -535,7 +535,7 @@ extension Toastctl {
                 try connection.sendLine(Array(line.utf8))
                 let reply = try connection.readReply()
                 print(reply.serialized)
-                if reply["ok"] != .bool(true) { throw ExitCode(1) }
+                if case .failure = WireDecoder.reply(reply) { throw ExitCode(1) }
             } catch let failure as ToastConnection.Failure {
                 printError("toastctl: \(failure)")
                 throw ExitCode(1)

@@ -68,10 +68,14 @@ public struct Toast: Sendable, Hashable {
 
     /// How long the toast stays once presented, in milliseconds; `nil` for
     /// "until removed".
-    public var effectiveLifetime: Int64? {
+    public var effectiveLifetime: Int64? { Self.lifetime(duration: duration, showsProgress: progress != .none) }
+
+    /// The lifetime of a toast with this duration: a toast that names none
+    /// lives the default duration, unless it shows progress (a HUD stays
+    /// until its task ends).
+    public static func lifetime(duration: ToastDuration?, showsProgress: Bool) -> Int64? {
         if let duration { return duration.milliseconds }
-        if progress != .none { return nil }
-        return ToastDuration.defaultDuration.milliseconds
+        return showsProgress ? nil : ToastDuration.defaultDuration.milliseconds
     }
 }
 

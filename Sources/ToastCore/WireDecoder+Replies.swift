@@ -12,6 +12,13 @@ extension WireDecoder {
         return .failure(ToastError(code, message, field: error?["field"]?.stringValue))
     }
 
+    /// The error of a line that is an error reply; nil for a success reply
+    /// or an event. For streams, where replies and events interleave.
+    public static func refusal(_ line: JSONValue) -> ToastError? {
+        guard line["ok"] == .bool(false), case .failure(let error) = reply(line) else { return nil }
+        return error
+    }
+
     /// The record members a toast carries in replies and events, besides its own fields.
     public static let recordMembers: Set<String> = ["id", "state", "repeat", "createdAt", "presentedAt", "expiresAt", "placement"]
 

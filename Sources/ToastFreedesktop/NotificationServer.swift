@@ -212,16 +212,15 @@ public final class NotificationServer: @unchecked Sendable {
         var result: JSONValue?
         if notification.replacesID != 0 {
             let update = WireEncoder.updateRequest(id: ToastID(notification.replacesID), patch: NotificationMapping.patch(for: toast))
-            if let reply = try? requests?.request(update, timeout: 10_000), reply["ok"] == true { result = reply["result"] }
+            if let reply = try? requests?.request(update, timeout: 10_000) { result = try? WireDecoder.reply(reply).get() }
         }
         do {
             if result == nil {
                 let reply = try requests!.request(WireEncoder.request(.command(.add(toast))), timeout: 10_000)
-                guard reply["ok"] == true else {
-                    let text = reply["error"]?["message"]?.stringValue ?? "toastd refused the notification"
-                    return fail(message, "org.freedesktop.Notifications.Error.Refused", text)
+                switch WireDecoder.reply(reply) {
+                case .success(let added): result = added
+                case .failure(let error): return fail(message, "org.freedesktop.Notifications.Error.Refused", error.message)
                 }
-                result = reply["result"]
             }
         } catch {
             return fail(message, "org.freedesktop.DBus.Error.Failed", "toastd did not answer: \(error)")

@@ -173,9 +173,7 @@ public final class NotifyMirror {
         while let line = subscription.bufferedLine() {
             guard let value = try? JSONValue.parse(line) else { continue }
             position.note(value)
-            if value["ok"] == .bool(false) {
-                return lostToastd(value["error"]?["message"]?.stringValue ?? "it refused the subscription")
-            }
+            if let refusal = WireDecoder.refusal(value) { return lostToastd(refusal.message) }
             guard let event = value["event"]?.stringValue else { continue }
             switch event {
             case "snapshot":
@@ -280,7 +278,7 @@ public final class NotifyMirror {
     private func request(_ request: JSONValue) {
         do {
             let reply = try ToastConnection(path: configuration.socketPath).request(request, timeout: 5_000)
-            if reply["ok"] != .bool(true) { log("toastd refused \(request.serialized): \(reply["error"]?["message"]?.stringValue ?? "")") }
+            if case .failure(let error) = WireDecoder.reply(reply) { log("toastd refused \(request.serialized): \(error.message)") }
         } catch {
             log("cannot reach toastd: \(error)")
         }

@@ -68,9 +68,8 @@ final class Subscription {
         var changed = false
         while let line = connection.bufferedLine() {
             guard let value = try? JSONValue.parse(line) else { continue }
-            if value["ok"] == .bool(false) {
-                let message = value["error"]?["message"]?.stringValue ?? "refused"
-                disconnected(model: &model, why: Terminal.sanitize(message))
+            if let refusal = WireDecoder.refusal(value) {
+                disconnected(model: &model, why: Terminal.sanitize(refusal.message))
                 return true
             }
             position.note(value)

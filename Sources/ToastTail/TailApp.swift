@@ -158,10 +158,7 @@ public final class TailApp {
         do {
             let connection = try ToastConnection(path: configuration.socketPath)
             let reply = try connection.request(request, timeout: 2_000)
-            if reply["ok"] != .bool(true) {
-                let message = reply["error"]?["message"]?.stringValue ?? "refused"
-                notice(Terminal.sanitize(message), now)
-            }
+            if case .failure(let error) = WireDecoder.reply(reply) { notice(Terminal.sanitize(error.message), now) }
         } catch {
             notice("\(error)".split(separator: "\n").first.map(String.init) ?? "failed", now)
         }

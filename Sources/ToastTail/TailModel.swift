@@ -61,20 +61,11 @@ public struct TailToast: Sendable, Hashable, Identifiable {
         lifetime = Self.lifetime(json["duration"], progress: progress)
     }
 
+    /// The scheduler's own rule (`Toast.lifetime`), on the duration as the
+    /// wire spells it.
     static func lifetime(_ duration: JSONValue?, progress: Progress) -> Int64? {
-        switch duration {
-        case .string(let name)?:
-            switch name {
-            case "short": ToastDuration.short.milliseconds
-            case "long": ToastDuration.long.milliseconds
-            case "longer": ToastDuration.longer.milliseconds
-            default: nil
-            }
-        case let value? where value.doubleValue != nil:
-            Int64((value.doubleValue! * 1000).rounded())
-        default:
-            progress == .none ? ToastDuration.defaultDuration.milliseconds : nil
-        }
+        let duration = (try? WireDecoder.decodeDuration(duration, field: "duration")) ?? nil
+        return Toast.lifetime(duration: duration, showsProgress: progress != .none)
     }
 
     /// The share of its lifetime left at `now`, from 1 down to 0; nil when it does not expire.

@@ -20,9 +20,8 @@ enum TailStream {
                     let line = try connection.readRawLine()
                     guard let value = try? JSONValue.parse(line) else { continue }
                     subscription.note(value)
-                    if value["ok"] == .bool(false) {
-                        let message = value["error"]?["message"]?.stringValue ?? "refused"
-                        printError("toast-tail: \(Terminal.sanitize(message))")
+                    if let refusal = WireDecoder.refusal(value) {
+                        printError("toast-tail: \(Terminal.sanitize(refusal.message))")
                         exit(1)
                     }
                     if StreamPosition.resumed(value) { subscription.resetBackoff() }
@@ -45,13 +44,16 @@ enum TailStream {
     static func once(socketPath: String, scene: String, roles: [String], columns: Int, color: Bool) throws {
         let connection = try ToastConnection(path: socketPath)
         let reply = try connection.request(SceneFilter(scene: scene, roles: roles).request("list"), timeout: 5_000)
-        guard reply["ok"] == .bool(true), case .object(var snapshot)? = reply["result"] else {
-            printError("toast-tail: \(Terminal.sanitize(reply["error"]?["message"]?.stringValue ?? "toastd refused"))")
+        let snapshot: [String: JSONValue]
+        switch WireDecoder.reply(reply) {
+        case .success(.object(let members)): snapshot = members
+        case .success: snapshot = [:]
+        case .failure(let error):
+            printError("toast-tail: \(Terminal.sanitize(error.message))")
             exit(1)
         }
-        snapshot["event"] = "snapshot"
         var model = TailModel(scene: scene)
-        model.apply(.object(snapshot))
+        model.apply(.object(snapshot.merging(["event": "snapshot"]) { $1 }))
         for line in StackRenderer.renderList(model, columns: columns, now: wallClockMilliseconds()) {
             writeLine(line.encoded(color: color))
         }
