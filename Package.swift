@@ -46,7 +46,7 @@ let package = Package(
         // The configuration file: role defaults, limits, levels, modes and rules, checked with positions.
         .target(name: "ToastConfig", dependencies: ["ToastCore", .product(name: "TOMLKit", package: "TOMLKit")]),
         // org.freedesktop.Notifications over sd-bus: toastd as the desktop's notification server.
-        .target(name: "ToastFreedesktop", dependencies: ["ToastCore", "ToastClient", "CSystemd"]),
+        .target(name: "ToastFreedesktop", dependencies: ["ToastCore", "ToastKit", "CSystemd"]),
         // The daemon: the socket server on swift-nio around the core.
         .target(
             name: "ToastDaemon",
@@ -62,12 +62,19 @@ let package = Package(
         // The Swift client library: the socket, typed requests, replies and
         // events, an async session and a blocking facade. Only ToastCore below it.
         .target(name: "ToastKit", dependencies: ["ToastCore"]),
-        // toastctl's commands (ArgumentParser) over ToastKit.
+        // What every command-line tool shares: how it exits (2 on a usage
+        // error), printing to stderr, and making untrusted text safe for a terminal.
         .target(
-            name: "ToastClient",
+            name: "CommandLineSupport",
+            dependencies: ["ToastCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // toastctl's subcommands, one file each, over ToastKit.
+        .target(
+            name: "ToastctlCommands",
             dependencies: [
                 "ToastCore",
                 "ToastKit",
+                "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -79,7 +86,7 @@ let package = Package(
                 "ToastStore",
                 "ToastFreedesktop",
                 "Systemd",
-                "ToastClient",
+                "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -89,16 +96,17 @@ let package = Package(
             name: "ToastTail",
             dependencies: [
                 "ToastCore",
-                "ToastClient",
+                "ToastKit",
+                "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "toastctl", dependencies: ["ToastClient"]),
+        .executableTarget(name: "toastctl", dependencies: ["ToastctlCommands"]),
         // Benchmarks and the soak: load generators, baselines, the report (scripts/bench.sh).
         .target(
             name: "ToastBench",
             dependencies: [
-                "ToastCore", "ToastConfig", "ToastDaemon", "ToastClient", "ToastFreedesktop",
+                "ToastCore", "ToastConfig", "ToastDaemon", "ToastKit", "ToastFreedesktop",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -113,21 +121,21 @@ let package = Package(
         .target(name: "ToastFuzzing", dependencies: ["ToastCore"]),
         // libFuzzer's entry point (scripts/fuzz.sh); an empty program otherwise.
         .executableTarget(name: "toast-fuzz", dependencies: ["ToastFuzzing"]),
-        .executableTarget(name: "toast-tail", dependencies: ["ToastTail", "ToastClient"]),
+        .executableTarget(name: "toast-tail", dependencies: ["ToastTail", "CommandLineSupport"]),
         // toast-notify: toastd's toasts on the desktop's own notification server.
-        .target(name: "ToastNotify", dependencies: ["ToastCore", "ToastClient", "ToastFreedesktop", "CSystemd"]),
+        .target(name: "ToastNotify", dependencies: ["ToastCore", "ToastKit", "CommandLineSupport", "ToastFreedesktop", "CSystemd"]),
         .executableTarget(
             name: "toast-notify",
-            dependencies: ["ToastNotify", "ToastClient", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["ToastNotify", "ToastKit", "CommandLineSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ToastCore", "ToastClient", "ToastKit", "Systemd", "ToastFreedesktop", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["ToastCore", "ToastKit", "ToastctlCommands", "CommandLineSupport", "Systemd", "ToastFreedesktop", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
-            name: "ToastClientTests",
+            name: "ToastctlCommandsTests",
             dependencies: [
-                "ToastClient", "ToastCore",
+                "ToastctlCommands", "ToastKit", "CommandLineSupport", "ToastCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import ToastClient
+import ToastKit
 
 /// A server a benchmark talks to on a Unix socket in a private directory:
 /// toastd itself, or one of the echo baselines.

@@ -1,5 +1,5 @@
 import CSystemd
-import ToastClient
+import ToastKit
 import ToastCore
 
 #if canImport(Glibc)

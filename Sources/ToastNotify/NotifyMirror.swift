@@ -1,5 +1,6 @@
 import CSystemd
-import ToastClient
+import CommandLineSupport
+import ToastKit
 import ToastCore
 import ToastFreedesktop
 

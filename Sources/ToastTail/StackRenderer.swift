@@ -1,4 +1,5 @@
-import ToastClient
+import CommandLineSupport
+import ToastKit
 import ToastCore
 
 /// Lays out a scene's live stack on a terminal: the top stack from the top

@@ -1,4 +1,5 @@
-import ToastClient
+import CommandLineSupport
+import ToastKit
 import ToastCore
 
 /// One toast as a viewer sees it, read leniently from the wire (a newer

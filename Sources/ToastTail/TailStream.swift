@@ -1,4 +1,5 @@
-import ToastClient
+import CommandLineSupport
+import ToastKit
 import ToastCore
 
 #if canImport(Glibc)

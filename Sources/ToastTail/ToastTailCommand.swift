@@ -1,5 +1,6 @@
 import ArgumentParser
-import ToastClient
+import CommandLineSupport
+import ToastKit
 import ToastCore
 
 #if canImport(Glibc)
@@ -46,7 +47,7 @@ public struct ToastTailCommand: ParsableCommand {
     }
 
     public func run() throws {
-        let path = SocketLocation.resolve(explicit: socket, environment: ProcessInfoEnvironment.current, uid: getuid())
+        let path = ToastConnection.path(explicit: socket)
         let useColor = Self.useColor(color, isTerminal: TerminalSession.isTerminal(STDOUT_FILENO), environment: ProcessInfoEnvironment.current)
         if once {
             do {

@@ -1,5 +1,6 @@
 import ArgumentParser
-import ToastClient
+import CommandLineSupport
+import ToastKit
 import ToastCore
 import ToastNotify
 
@@ -27,7 +28,7 @@ struct ToastNotifyCommand: ParsableCommand {
     @Option(help: "Only this scene (default: every scene).") var scene: String?
 
     func run() throws {
-        let path = SocketLocation.resolve(explicit: socket, environment: ProcessInfoEnvironment.current, uid: getuid())
+        let path = ToastConnection.path(explicit: socket)
         var stop: [Int32] = [0, 0]
         pipe(&stop)
         StopSignals.install(writeEnd: stop[1])

@@ -1,4 +1,4 @@
 import ToastTail
-import ToastClient
+import CommandLineSupport
 
 CommandLineTool.main(ToastTailCommand.self, arguments: Array(CommandLine.arguments.dropFirst()))

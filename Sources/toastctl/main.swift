@@ -1,3 +1,3 @@
-import ToastClient
+import ToastctlCommands
 
 Toastctl.main(arguments: Array(CommandLine.arguments.dropFirst()))

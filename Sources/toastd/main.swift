@@ -3,7 +3,7 @@ import Logging
 import NIOCore
 import Systemd
 import ToastCore
-import ToastClient
+import CommandLineSupport
 import ToastConfig
 import ToastDaemon
 import ToastFreedesktop

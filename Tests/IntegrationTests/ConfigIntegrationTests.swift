@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import ToastClient
+import CommandLineSupport
+import ToastKit
 import ToastCore
 
 /// The configuration file, rules, modes, pause levels and inhibitors, end

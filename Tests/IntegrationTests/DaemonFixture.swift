@@ -1,5 +1,6 @@
 import Foundation
-import ToastClient
+import CommandLineSupport
+import ToastKit
 import ToastCore
 
 /// A real toastd on a socket in a fresh temporary directory.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import ToastClient
+import CommandLineSupport
+import ToastKit
 import ToastCore
 
 /// The hijack an outside tester reproduced (issue #11): another user

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import ToastClient
+import CommandLineSupport
+import ToastKit
 import ToastCore
 
 /// toast-notify against a real dunst under Xvfb, on a private bus: toastd's

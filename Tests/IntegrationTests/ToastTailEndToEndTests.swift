@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import ToastClient
+import CommandLineSupport
+import ToastKit
 import ToastCore
 
 /// toast-tail in real terminals: two tmux panes tail one daemon.

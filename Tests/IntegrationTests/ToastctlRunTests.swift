@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import ToastClient
+import CommandLineSupport
+import ToastKit
 import ToastCore
 
 /// `toastctl run`'s HUD never outlives toastctl: Ctrl-C in a real terminal

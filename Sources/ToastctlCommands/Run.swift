@@ -1,5 +1,7 @@
 import ArgumentParser
+import CommandLineSupport
 import ToastCore
+import ToastKit
 
 #if canImport(Glibc)
 import Glibc
@@ -152,8 +154,6 @@ extension Toastctl {
         }
     }
 }
-
-extension ToastAlignment: ExpressibleByArgument {}
 
 extension String {
     fileprivate func inserting(_ separator: Character, fromEnd offset: Int) -> String {

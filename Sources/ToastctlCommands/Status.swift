@@ -1,5 +1,7 @@
 import ArgumentParser
+import CommandLineSupport
 import ToastCore
+import ToastKit
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import ToastClient
+@testable import ToastctlCommands
+import ToastKit
 
 @Suite("ToastConnection")
 struct ToastConnectionTests {

@@ -2,7 +2,8 @@ import ArgumentParser
 import PropertyBased
 import Testing
 
-@testable import ToastClient
+@testable import ToastctlCommands
+import ToastKit
 @testable import ToastCore
 
 /// `QuickAdd` may decline any command line, but a command line it accepts

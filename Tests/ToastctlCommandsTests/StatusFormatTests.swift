@@ -1,7 +1,8 @@
 import Testing
 import ToastCore
 
-@testable import ToastClient
+@testable import ToastctlCommands
+import ToastKit
 
 @Suite("toastctl status formats")
 struct StatusFormatTests {

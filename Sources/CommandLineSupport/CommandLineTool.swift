@@ -1,0 +1,43 @@
+import ArgumentParser
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How every toastd tool ends: 0 on success (and for --help and
+/// --version), the command's own status when it throws an `ExitCode`, and
+/// **2 for a usage error**, with ArgumentParser's message on stderr, in
+/// toastd, toastctl, toast-tail and toast-notify alike.
+public enum CommandLineTool {
+    public static let usageError: Int32 = 2
+
+    public static func main<Command: ParsableCommand>(_: Command.Type, arguments: [String]) -> Never {
+        do {
+            var command = try Command.parseAsRoot(arguments)
+            try command.run()
+            Glibc.exit(0)
+        } catch let code as ExitCode {
+            Glibc.exit(code.rawValue)
+        } catch {
+            let code = Command.exitCode(for: error)
+            if code == .success {
+                print(Command.fullMessage(for: error))
+                Glibc.exit(0)
+            }
+            printError(Command.fullMessage(for: error))
+            Glibc.exit(code == .validationFailure ? usageError : code.rawValue)
+        }
+    }
+}
+
+/// Writes a line to stderr at once, unbuffered.
+public func printError(_ message: String) {
+    let line = Array((message + "\n").utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+}
+
+/// Writes a line to stdout at once, so a pipe sees each event as it happens.
+public func printLine(_ message: String) {
+    let line = Array((message + "\n").utf8)
+    _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+}

@@ -1,0 +1,113 @@
+import ArgumentParser
+import CommandLineSupport
+import ToastCore
+import ToastKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Toastctl {
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add",
+            abstract: "Show a toast and print its id.",
+            discussion: """
+                toastctl add MESSAGE, or toastctl add TITLE MESSAGE as notify-send's summary and body. \
+                A MESSAGE of - is read from standard input. With --wait, block until the toast ends and \
+                print the invoked action's id, or the reason it ended.
+                """
+        )
+        @OptionGroup var client: ClientOptions
+        @Argument(help: ArgumentHelp("The message, or the title and then the message (- reads it from stdin).", valueName: "text"))
+        var text: [String]
+        @OptionGroup var fields: ToastFieldOptions
+        @Flag(help: "Wait until the toast ends; print the action id or the end reason.") var wait = false
+        @Option(help: "With --wait: give up after this many seconds (the toast is removed).") var timeout: Double?
+
+        func validate() throws {
+            guard (1...2).contains(text.count) else {
+                throw ValidationError("give the message, or the title and the message (got \(text.count) words; quote a message with spaces)")
+            }
+            if text.count == 2 && fields.title != nil { throw ValidationError("the title is given twice: as the first word and as --title") }
+            if timeout != nil && !wait { throw ValidationError("--timeout goes with --wait") }
+        }
+
+        func run() throws {
+            var values = fields.values
+            if text.count == 2 { values.title = text[0] }
+            var message = text[text.count - 1]
+            if message == "-" { message = Self.readStandardInput() }
+            let request: JSONValue
+            do {
+                request = try values.addRequest(message: message)
+            } catch let invalid {
+                throw ValidationError(invalid.message)
+            }
+            try Self.add(request, wait: wait, timeout: timeout, client: client)
+        }
+
+        /// All of standard input, less its trailing newlines.
+        static func readStandardInput() -> String {
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 4_096)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                bytes += chunk[..<count]
+            }
+            while bytes.last == UInt8(ascii: "\n") || bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+
+        static func add(_ request: JSONValue, wait: Bool, timeout: Double?, client: some ClientContext) throws {
+            let connection = try client.connect()
+            let result = try client.perform(request, on: connection)
+            guard let id = result["id"]?.intValue else { throw ExitCode(1) }
+            guard wait else {
+                client.output(result) { "\(id)" }
+                return
+            }
+            if result["dropped"] == true {
+                // A rule dropped it: it has already ended, and no event will follow.
+                client.output(["id": .int(id), "event": "cancelled", "reason": "dropped"]) { "dropped" }
+                throw ExitCode(4)
+            }
+            try waitForEnd(of: id, on: connection, timeout: timeout, client: client)
+        }
+
+        static func waitForEnd(of id: Int64, on connection: ToastConnection, timeout: Double?, client: some ClientContext) throws {
+            let deadline = timeout.map { monotonicMilliseconds() + Int64($0 * 1000) }
+            var action: String?
+            while true {
+                let left = deadline.map { Int(max(0, $0 - monotonicMilliseconds())) }
+                let event: JSONValue
+                do {
+                    event = try connection.readLine(timeout: left)
+                } catch ToastConnection.Failure.timedOut {
+                    _ = try? connection.request(WireEncoder.request(.command(.remove(.id(ToastID(id))))), timeout: 1000)
+                    client.output(["id": .int(id), "timedOut": true]) { "timeout" }
+                    throw ExitCode(5)
+                } catch {
+                    printError("toastctl: \(error)")
+                    throw ExitCode(1)
+                }
+                guard event["toast"]?["id"]?.intValue == id else { continue }
+                switch event["event"]?.stringValue {
+                case "action":
+                    action = event["action"]?.stringValue
+                case "dismissed", "cancelled":
+                    let reason = event["reason"]?.stringValue ?? "unknown"
+                    var result: [String: JSONValue] = ["id": .int(id), "event": event["event"] ?? nil, "reason": .string(reason)]
+                    if let action { result["action"] = .string(action) }
+                    client.output(.object(result)) { action ?? reason }
+                    if action == nil { throw ExitCode(4) }
+                    return
+                default:
+                    continue
+                }
+            }
+        }
+    }
+}

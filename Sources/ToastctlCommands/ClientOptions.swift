@@ -1,0 +1,93 @@
+import ArgumentParser
+import CommandLineSupport
+import ToastCore
+import ToastKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Options every subcommand has.
+struct ClientOptions: ParsableArguments, ClientContext {
+    @Option(help: "The toastd socket (default: $TOASTD_SOCKET, else $XDG_RUNTIME_DIR/toastd.sock, else /tmp/toastd-$UID/toastd.sock).")
+    var socket: String?
+
+    @Flag(help: "Print the reply's result as JSON, for scripts and jq.")
+    var json = false
+}
+
+/// Where toastd is and how to print its answers: what every command needs,
+/// whether ArgumentParser or `QuickAdd` read its arguments.
+protocol ClientContext {
+    var socket: String? { get }
+    var json: Bool { get }
+}
+
+extension ClientContext {
+    var socketPath: String { ToastConnection.path(explicit: socket) }
+
+    func connect() throws -> ToastConnection {
+        do {
+            return try ToastConnection(path: socketPath)
+        } catch {
+            printError("toastctl: \(error)")
+            throw ExitCode(3)
+        }
+    }
+
+    /// Sends one request and returns the result of a successful reply; an
+    /// error reply goes to stderr with exit status 1.
+    func perform(_ request: JSONValue, on connection: ToastConnection? = nil) throws -> JSONValue {
+        let connection = try connection ?? connect()
+        let reply: JSONValue
+        do {
+            reply = try connection.request(request, timeout: replyTimeout)
+        } catch .timedOut {
+            printError("toastctl: toastd at \(socketPath) accepted the connection but did not reply within \(replyTimeout / 1000) s")
+            throw ExitCode(1)
+        } catch {
+            printError("toastctl: \(error)")
+            throw ExitCode(1)
+        }
+        return try result(of: reply)
+    }
+
+    /// How long a command waits for its reply (a restarting daemon may take a few seconds).
+    var replyTimeout: Int { 30_000 }
+
+    func result(of reply: JSONValue) throws -> JSONValue {
+        switch WireDecoder.reply(reply) {
+        case .success(let result):
+            return result
+        case .failure(let error):
+            printError("toastctl: \(error.code.rawValue)\(error.field.map { " (\($0))" } ?? ""): \(error.message)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// Sends a request whose result names a toast, and prints that id.
+    func performPrintingID(_ request: Request) throws {
+        let result = try perform(WireEncoder.request(request))
+        output(result) { "\(result["id"]?.intValue ?? 0)" }
+    }
+
+    func output(_ result: JSONValue, text: () -> String) {
+        print(json ? result.serialized : text())
+    }
+}
+
+/// `--scene S` and `--role R...`: what list, watch and history narrow to.
+struct FilterOptions: ParsableArguments {
+    @Option(help: "Only this scene.") var scene: String?
+    @Option(help: "Only these roles (repeatable).") var role: [String] = []
+
+    var filter: SceneFilter { SceneFilter(scene: scene, roles: role) }
+}
+
+extension JSONValue {
+    /// A scalar as plain text (strings without quotes).
+    var serializedScalar: String {
+        if case .string(let text) = self { return Terminal.sanitize(text) }
+        return serialized
+    }
+}

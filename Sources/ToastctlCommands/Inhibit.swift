@@ -1,0 +1,38 @@
+import ArgumentParser
+import CommandLineSupport
+import ToastCore
+import ToastKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Toastctl {
+    struct Inhibit: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "inhibit",
+            abstract: "Hold do not disturb while a command runs.",
+            discussion: """
+                toastctl inhibit -- CMD holds an inhibitor on its connection to toastd, runs CMD, and \
+                exits with its status. The inhibitor ends when the connection closes, however toastctl \
+                ends (even kill -9). Without a command it holds until interrupted.
+                """
+        )
+        @OptionGroup var client: ClientOptions
+        @Option(help: "Why (shown in status).") var reason: String?
+        @Argument(parsing: .postTerminator, help: "The command and its arguments, after --.") var command: [String] = []
+
+        func run() throws {
+            let connection = try client.connect()
+            let why = reason ?? (command.first.map { "toastctl inhibit \($0)" } ?? "toastctl inhibit")
+            _ = try client.perform(WireEncoder.request(.inhibit(reason: why)), on: connection)
+            guard !command.isEmpty else {
+                // Until a signal ends this process; the kernel closes the connection.
+                while true { pause() }
+            }
+            let status = try Run.spawnAndWait(command, forwardingSignals: true).status
+            withExtendedLifetime(connection) {}
+            throw ExitCode(status)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import ArgumentParser
+import CommandLineSupport
+import ToastCore
+import ToastKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Toastctl {
+    struct Mode: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "mode",
+            abstract: "List the active modes, or change them (rules match modes).",
+            discussion: """
+                toastctl mode                   the active modes, one a line
+                toastctl mode set A B           exactly these (none: `mode set`)
+                toastctl mode add|remove|toggle NAME
+                """
+        )
+        @OptionGroup var client: ClientOptions
+        @Argument(help: "set, add, remove or toggle; nothing lists.") var action: String?
+        @Argument(help: "The mode names.") var names: [String] = []
+
+        func validate() throws {
+            switch action {
+            case nil:
+                if !names.isEmpty { throw ValidationError("give set, add, remove or toggle before the names") }
+            case "set"?:
+                break
+            case "add"?, "remove"?, "toggle"?:
+                if names.count != 1 { throw ValidationError("\(action!) takes one mode name") }
+            case let other?:
+                throw ValidationError("unknown mode action '\(other)'; expected set, add, remove or toggle")
+            }
+        }
+
+        func run() throws {
+            let change: Request.ModeChange =
+                switch action {
+                case "set"?: .set(names)
+                case "add"?: .add(names[0])
+                case "remove"?: .remove(names[0])
+                case "toggle"?: .toggle(names[0])
+                default: .list
+                }
+            let result = try client.perform(WireEncoder.request(.mode(change)))
+            client.output(result) {
+                guard case .array(let modes)? = result["modes"] else { return "" }
+                return modes.compactMap { $0.stringValue.map(Terminal.sanitize) }.joined(separator: "\n")
+            }
+        }
+    }
+}

@@ -1,0 +1,18 @@
+import ArgumentParser
+import CommandLineSupport
+import ToastCore
+import ToastKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Toastctl {
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remove", abstract: "End a toast (as its program).")
+        @OptionGroup var client: ClientOptions
+        @OptionGroup var target: TargetOptions
+        func run() throws { try client.performPrintingID(.command(.remove(target.target))) }
+    }
+}
