@@ -78,8 +78,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(
-            name: "toastd",
+        // toastd's flags, their mapping onto DaemonOptions, and the glue around ToastServer.
+        .target(
+            name: "ToastdCommand",
             dependencies: [
                 "ToastDaemon",
                 "ToastConfig",
@@ -89,8 +90,10 @@ let package = Package(
                 "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        .executableTarget(name: "toastd", dependencies: ["ToastdCommand", "CommandLineSupport"]),
         // toast-tail: the viewer's model, a pure renderer, and the terminal around them.
         .target(
             name: "ToastTail",
@@ -141,6 +144,13 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ToastConfigTests", dependencies: ["ToastConfig", "ToastCore"]),
+        .testTarget(
+            name: "ToastdCommandTests",
+            dependencies: [
+                "ToastdCommand", "ToastDaemon", "ToastConfig", "ToastCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         // A Swift program that shows toasts through ToastKit (README, "ToastKit").
         .executableTarget(name: "toastkit-example", dependencies: ["ToastKit"], path: "Examples/toastkit-example"),
         .testTarget(name: "ToastBenchTests", dependencies: ["ToastBench", "ToastCore"]),

@@ -46,7 +46,7 @@ struct ConfigReader {
         if let table = self.table(members["max_visible"], Place(table: "max_visible"), allowed: ["top", "center", "bottom"]) {
             for alignment in ToastAlignment.allCases {
                 let place = Place(table: "max_visible", keys: [alignment.rawValue])
-                if let value = integer(table[alignment.rawValue], place, in: 1...SchedulerConfiguration.maxVisibleLimit) {
+                if let value = integer(table[alignment.rawValue], place, in: ConfigurationLimits.maxVisible) {
                     config.maxVisible[alignment] = value
                 }
             }
@@ -54,25 +54,25 @@ struct ConfigReader {
         if let table = self.table(
             members["limits"], Place(table: "limits"), allowed: ["max_toasts", "max_toasts_per_source", "history_size"])
         {
-            config.maxToasts = integer(table["max_toasts"], Place(table: "limits", keys: ["max_toasts"]), in: 1...10_000_000)
+            config.maxToasts = integer(table["max_toasts"], Place(table: "limits", keys: ["max_toasts"]), in: ConfigurationLimits.maxToasts)
             config.maxToastsPerSource = integer(
-                table["max_toasts_per_source"], Place(table: "limits", keys: ["max_toasts_per_source"]), in: 1...10_000_000)
+                table["max_toasts_per_source"], Place(table: "limits", keys: ["max_toasts_per_source"]), in: ConfigurationLimits.maxToasts)
             config.historySize = integer(
-                table["history_size"], Place(table: "limits", keys: ["history_size"]), in: 0...1_000_000)
+                table["history_size"], Place(table: "limits", keys: ["history_size"]), in: ConfigurationLimits.historySize)
         }
         if let table = self.table(members["pause"], Place(table: "pause"), allowed: ["default_level", "inhibit_level"]) {
-            if let level = integer(table["default_level"], Place(table: "pause", keys: ["default_level"]), in: 1...100) {
+            if let level = integer(table["default_level"], Place(table: "pause", keys: ["default_level"]), in: ConfigurationLimits.pauseLevel) {
                 config.pauseLevels.defaultLevel = level
             }
-            if let level = integer(table["inhibit_level"], Place(table: "pause", keys: ["inhibit_level"]), in: 1...100) {
+            if let level = integer(table["inhibit_level"], Place(table: "pause", keys: ["inhibit_level"]), in: ConfigurationLimits.pauseLevel) {
                 config.pauseLevels.inhibitLevel = level
             }
         }
         if let table = self.table(members["exec"], Place(table: "exec"), allowed: ["timeout", "max_running"]) {
-            if let seconds = number(table["timeout"], Place(table: "exec", keys: ["timeout"]), in: 0.1...3_600) {
+            if let seconds = number(table["timeout"], Place(table: "exec", keys: ["timeout"]), in: ConfigurationLimits.execTimeoutSeconds) {
                 config.execTimeout = .milliseconds(Int64(seconds * 1_000))
             }
-            if let count = integer(table["max_running"], Place(table: "exec", keys: ["max_running"]), in: 1...64) {
+            if let count = integer(table["max_running"], Place(table: "exec", keys: ["max_running"]), in: ConfigurationLimits.execMaxRunning) {
                 config.execMaxRunning = count
             }
         }
@@ -98,7 +98,7 @@ struct ConfigReader {
             defaults.alignment = enumeration(table["alignment"], place.appending("alignment"), ToastAlignment.self)
             defaults.dismissible = bool(table["dismissible"], place.appending("dismissible"))
             if defaults != RoleDefaults() { config.rules.roles[role] = defaults }
-            if let level = integer(table["level"], place.appending("level"), in: 0...100) {
+            if let level = integer(table["level"], place.appending("level"), in: ConfigurationLimits.level) {
                 config.pauseLevels.roles[role] = level
             }
         }
@@ -180,7 +180,7 @@ struct ConfigReader {
         }
         changes.icon = string(table["icon"], place.appending("icon"))
         changes.dismissible = bool(table["dismissible"], place.appending("dismissible"))
-        changes.level = integer(table["level"], place.appending("level"), in: 0...100)
+        changes.level = integer(table["level"], place.appending("level"), in: ConfigurationLimits.level)
         return changes
     }
 

@@ -74,12 +74,13 @@ public struct ToastdConfig: Sendable {
     /// The scheduler's configuration: the file over the defaults, and the
     /// daemon's flags (`overrides`) over the file.
     public func scheduler(overriding overrides: SchedulerConfiguration.Overrides) -> SchedulerConfiguration {
+        let defaults = SchedulerConfiguration()
         var configuration = SchedulerConfiguration(
-            maxVisibleTop: overrides.maxVisibleTop ?? maxVisible[.top] ?? 3,
-            maxVisibleCenter: overrides.maxVisibleCenter ?? maxVisible[.center] ?? 1,
-            maxVisibleBottom: overrides.maxVisibleBottom ?? maxVisible[.bottom] ?? 3,
-            maxToasts: overrides.maxToasts ?? maxToasts ?? 100_000,
-            maxToastsPerSource: overrides.maxToastsPerSource ?? maxToastsPerSource ?? 10_000
+            maxVisibleTop: overrides.maxVisibleTop ?? maxVisible[.top] ?? defaults.maxVisibleTop,
+            maxVisibleCenter: overrides.maxVisibleCenter ?? maxVisible[.center] ?? defaults.maxVisibleCenter,
+            maxVisibleBottom: overrides.maxVisibleBottom ?? maxVisible[.bottom] ?? defaults.maxVisibleBottom,
+            maxToasts: overrides.maxToasts ?? maxToasts ?? defaults.maxToasts,
+            maxToastsPerSource: overrides.maxToastsPerSource ?? maxToastsPerSource ?? defaults.maxToastsPerSource
         )
         configuration.pauseLevels = pauseLevels
         return configuration

@@ -16,8 +16,6 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     /// level L, a toast whose level is at least L still shows.
     public var pauseLevels = PauseLevels()
 
-    public static let maxVisibleLimit = 100
-
     public init(
         maxVisibleTop: Int = 3,
         maxVisibleCenter: Int = 1,
@@ -25,11 +23,15 @@ public struct SchedulerConfiguration: Sendable, Hashable {
         maxToasts: Int = 100_000,
         maxToastsPerSource: Int = 10_000
     ) {
-        self.maxVisibleTop = Self.clamp(maxVisibleTop)
-        self.maxVisibleCenter = Self.clamp(maxVisibleCenter)
-        self.maxVisibleBottom = Self.clamp(maxVisibleBottom)
-        self.maxToasts = max(1, maxToasts)
-        self.maxToastsPerSource = max(1, maxToastsPerSource)
+        // Out of bounds is a caller's bug: the flags and the file refuse such
+        // values with a message (ToastLimits); nothing here clamps silently.
+        precondition([maxVisibleTop, maxVisibleCenter, maxVisibleBottom].allSatisfy(ConfigurationLimits.maxVisible.contains), "maxVisible out of \(ConfigurationLimits.maxVisible)")
+        precondition(ConfigurationLimits.maxToasts.contains(maxToasts) && ConfigurationLimits.maxToasts.contains(maxToastsPerSource), "maxToasts out of \(ConfigurationLimits.maxToasts)")
+        self.maxVisibleTop = maxVisibleTop
+        self.maxVisibleCenter = maxVisibleCenter
+        self.maxVisibleBottom = maxVisibleBottom
+        self.maxToasts = maxToasts
+        self.maxToastsPerSource = maxToastsPerSource
     }
 
     /// The same number of slots for every alignment (1 reproduces SwiftToasts).
@@ -48,8 +50,6 @@ public struct SchedulerConfiguration: Sendable, Hashable {
         }
     }
 
-    private static func clamp(_ value: Int) -> Int { min(max(1, value), maxVisibleLimit) }
-
     /// A toast's level: its own, else its role's.
     public func level(of toast: Toast) -> Int { toast.level ?? pauseLevels.roles[toast.role] ?? 0 }
 }
@@ -64,7 +64,7 @@ public struct PauseLevels: Sendable, Hashable {
     /// failure breaks through a plain `pause`.
     public var roles: [ToastRole: Int] = [.failure: 80]
 
-    public static let range = 0...100
+    public static let range = ConfigurationLimits.level
 
     public init() {}
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Logging
 import Synchronization
+import ToastConfig
 import ToastCore
 
 #if canImport(Glibc)
@@ -17,13 +18,16 @@ import Glibc
 /// and no shell sees the toast's text.
 final class RuleCommandRunner: Sendable {
     struct Limits: Sendable, Hashable {
-        var timeout: Duration = .seconds(10)
-        var maxRunning = 4
+        var timeout: Duration
+        var maxRunning: Int
         var maxWaiting = 256
+
+        /// The configuration file's defaults (`[exec]`).
+        static let defaults = Limits(timeout: ToastdConfig().execTimeout, maxRunning: ToastdConfig().execMaxRunning)
     }
 
     private struct State {
-        var limits = Limits()
+        var limits = Limits.defaults
         var running = 0
         var waiting: [ToastService.RuleRun] = []
         /// The process groups running now, for `stop`.

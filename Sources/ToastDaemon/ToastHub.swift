@@ -16,16 +16,17 @@ import ToastCore
 /// ends; `StatePersistence` then commits what the step changed and lets the
 /// writes out, so that no reply acknowledges a change that is not durable.
 final class ToastHub: @unchecked Sendable {
+    /// What the hub takes from `DaemonOptions` (where their defaults live).
     struct Limits: Sendable {
-        var maxConnections = 256
-        /// Unwritten bytes a subscriber may hold before it is `lagged`.
-        var subscriberBufferBytes = 1 << 20
-        /// How long a lagged subscriber may go without draining before it is dropped.
-        var lagTimeout = TimeAmount.seconds(10)
+        var maxConnections: Int
+        /// Unwritten bytes a subscriber may hold before it falls behind.
+        var subscriberBufferBytes: Int
+        /// How long a subscriber may go without progress before it is dropped.
+        var lagTimeout: TimeAmount
         /// How many recent events are kept for subscribers that resume.
-        var resumeEvents = ProtocolInfo.defaultResumeEvents
+        var resumeEvents: Int
         /// How many ended toasts are kept for `history`.
-        var historySize = ProtocolInfo.defaultHistorySize
+        var historySize: Int
     }
 
     let loop: any EventLoop

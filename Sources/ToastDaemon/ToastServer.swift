@@ -16,44 +16,6 @@ struct PeerCredentials: Sendable {
     var gid: UInt32
 }
 
-/// Everything toastd can be told on its command line.
-public struct DaemonOptions: Sendable {
-    public var socketPath: String
-    public var maxLineBytes = ProtocolInfo.defaultMaxLineBytes
-    public var scheduler = SchedulerConfiguration()
-    public var maxConnections = 256
-    public var subscriberBufferBytes = 1 << 20
-    /// How long a lagged subscriber may go without draining its buffer before it is disconnected.
-    public var subscriberLagTimeout: Duration = .seconds(10)
-    /// Recent events kept for subscribers that resume with `since` (0: none).
-    public var resumeEvents = ProtocolInfo.defaultResumeEvents
-    /// Ended toasts kept for `history`.
-    public var historySize = ProtocolInfo.defaultHistorySize
-    /// Where the state lives (see `ToastStore`).
-    public var storage = DaemonStorage.ephemeral
-    /// Run once the socket accepts (before READY=1): a companion that talks
-    /// to toastd over its socket, such as the freedesktop bridge. It may
-    /// report its state in `status` through the `StatusBoard`.
-    public var onListening: (@Sendable (StatusBoard) -> Void)?
-    /// Accept connections from root as well as from our own uid.
-    public var allowRoot = true
-    /// A listening socket inherited from the service manager (socket
-    /// activation). toastd serves it instead of binding `socketPath`, and
-    /// leaves the socket file alone at exit: systemd owns it.
-    public var inheritedSocket: Int32?
-    /// What toastd tells its service manager.
-    public var serviceManager = ServiceManagerHooks()
-    /// The configuration file and the flags over it; `nil`: none is read.
-    public var configuration: ConfigurationSource?
-    /// What reading it at start gave (main reads it first: the history size
-    /// it sets is needed to open the store).
-    public var initialConfiguration = ConfigurationSource.Outcome.defaults
-
-    public init(socketPath: String) {
-        self.socketPath = socketPath
-    }
-}
-
 /// The toastd daemon: a swift-nio server on one event loop, bound to a Unix
 /// socket, until SIGTERM or SIGINT.
 public final class ToastServer: @unchecked Sendable {
@@ -69,12 +31,11 @@ public final class ToastServer: @unchecked Sendable {
     public init(options: DaemonOptions, logger: Logger) {
         self.options = options
         self.logger = logger
-        var limits = ToastHub.Limits()
-        limits.maxConnections = options.maxConnections
-        limits.subscriberBufferBytes = options.subscriberBufferBytes
-        limits.lagTimeout = TimeAmount(options.subscriberLagTimeout)
-        limits.resumeEvents = options.resumeEvents
-        limits.historySize = options.historySize
+        let limits = ToastHub.Limits(
+            maxConnections: options.maxConnections, subscriberBufferBytes: options.subscriberBufferBytes,
+            lagTimeout: TimeAmount(options.subscriberLagTimeout), resumeEvents: options.resumeEvents,
+            historySize: options.historySize
+        )
         hub = ToastHub(
             loop: group.next(), configuration: options.scheduler, limits: limits, logger: logger, storage: options.storage
         )

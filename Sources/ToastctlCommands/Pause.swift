@@ -23,7 +23,9 @@ extension Toastctl {
         @Flag(help: "Resume if paused, else pause.") var toggle = false
 
         func validate() throws {
-            if let level, !(1...100).contains(level) { throw ValidationError("--level is 1 to 100") }
+            if let level, !ConfigurationLimits.pauseLevel.contains(level) {
+                throw ValidationError("--level is \(ConfigurationLimits.pauseLevel.lowerBound) to \(ConfigurationLimits.pauseLevel.upperBound)")
+            }
         }
 
         func run() throws {

@@ -1,0 +1,115 @@
+import ArgumentParser
+import CommandLineSupport
+import Logging
+import NIOCore
+import Systemd
+import ToastConfig
+import ToastCore
+import ToastDaemon
+import ToastFreedesktop
+import ToastStore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What `toastd` does once its flags are read: logging, the store, socket
+/// activation, the freedesktop bridge and systemd, around `ToastServer`.
+extension Toastd {
+    public func run() throws {
+        let environment = ProcessInfoEnvironment.current
+        if let checkConfig {
+            try check(checkConfig, environment: environment)
+            return
+        }
+        // Whatever toastd creates (its state, its socket) is its user's alone.
+        umask(0o077)
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        let journal =
+            logTarget == .journal || (logTarget == .auto && JournalLogHandler.stderrIsJournal(environment: environment))
+        LoggingSystem.bootstrap { label in
+            if journal {
+                var handler = JournalLogHandler(label: label, identifier: "toastd", fieldPrefix: "TOASTD_")
+                handler.logLevel = level
+                return handler
+            }
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "toastd")
+        let source = configurationSource(environment: environment)
+        var options = self.options(environment: environment, uid: getuid(), initialConfiguration: source.load())
+        switch options.initialConfiguration {
+        case .defaults:
+            break
+        case .loaded(let loaded):
+            logger.info("configuration loaded", metadata: ["path": "\(source.path ?? "-")", "rules": "\(loaded.rules.rules.count)"])
+        case .refused(let invalid):
+            logger.critical(
+                "configuration refused; toastd runs on its defaults until a good file is loaded",
+                metadata: ["problems": "\(invalid.description)"]
+            )
+            printError("toastd: configuration refused; running on the defaults:\n\(invalid.description)")
+        }
+        if let directory = stateDirectory(environment: environment) {
+            do {
+                let (store, loaded) = try ToastStore.open(directory: directory, historySize: options.historySize)
+                for note in loaded.notes { logger.error("\(note)") }
+                logger.info(
+                    "state restored",
+                    metadata: ["database": "\(store.path)", "toasts": "\(loaded.state.records.count)", "instance": "\(loaded.instance)"]
+                )
+                options.storage = .durable(store, loaded)
+            } catch .locked(let directory) {
+                logger.critical("\(ToastStore.Failure.locked(directory))")
+                throw ExitCode(1)
+            } catch {
+                logger.error("persistence degraded: toastd keeps serving from memory", metadata: ["reason": "\(error)"])
+                options.storage = .degraded("\(error)")
+            }
+        }
+        if let inherited = SocketActivation.listeningSockets().first {
+            guard SocketActivation.isListeningUnixStream(inherited.fileDescriptor) else {
+                logger.critical("the inherited socket is not a listening Unix stream socket", metadata: ["name": "\(inherited.name)"])
+                throw ExitCode(1)
+            }
+            options.inheritedSocket = inherited.fileDescriptor
+        }
+        if let freedesktop {
+            let socketPath = options.socketPath
+            options.onListening = { board in
+                let server = NotificationServer(
+                    socketPath: socketPath, ownership: freedesktop == .replace ? .replace : .ifFree,
+                    version: ProtocolInfo.toolVersion,
+                    onState: { state in
+                        board.set("freedesktop", state.description)
+                        switch state {
+                        case .owner, .starting: logger.info("\(state.description)")
+                        case .notOwner, .failed: logger.warning("\(state.description)")
+                        }
+                    }
+                )
+                server.start()
+            }
+        }
+        let notifier = ServiceNotifier()
+        if notifier.isSupervised {
+            options.serviceManager.ready = { notifier.ready(status: $0) }
+            options.serviceManager.status = { notifier.status($0) }
+            options.serviceManager.reloading = { notifier.reloading() }
+            options.serviceManager.stopping = { notifier.stopping() }
+            if let interval = ServiceNotifier.watchdogInterval() {
+                options.serviceManager.watchdog = TimeAmount(interval)
+                options.serviceManager.watchdogPing = { notifier.watchdog() }
+            }
+        }
+        do {
+            try ToastServer(options: options, logger: logger).run()
+        } catch let problem as SocketFile.Problem {
+            logger.critical("\(problem)")
+            throw ExitCode(1)
+        }
+    }
+}
+
