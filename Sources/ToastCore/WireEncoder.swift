@@ -158,6 +158,17 @@ public enum WireEncoder {
     }
 
     /// The `snapshot` event a new subscriber receives first.
+    /// `lagged` (section 6.5): a subscriber missed `dropped` events that the
+    /// backlog no longer holds; a snapshot follows.
+    public static func laggedNotice(seq: UInt64, time: ToastInstant, dropped: Int) -> JSONValue {
+        ["event": "lagged", "seq": .int(Int64(seq)), "time": .int(time), "dropped": .int(Int64(dropped))]
+    }
+
+    /// `shutdown` (section 6.6): toastd is stopping; the connection closes next.
+    public static func shutdownNotice(seq: UInt64, time: ToastInstant, reason: String) -> JSONValue {
+        ["event": "shutdown", "seq": .int(Int64(seq)), "time": .int(time), "reason": .string(reason)]
+    }
+
     public static func snapshotEvent(_ snapshot: SchedulerSnapshot, instance: String, time: ToastInstant) -> JSONValue {
         guard case .object(var members) = Self.snapshot(snapshot, instance: instance) else { preconditionFailure() }
         members["event"] = "snapshot"

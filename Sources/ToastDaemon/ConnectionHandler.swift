@@ -64,11 +64,3 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
         context.close(promise: nil)
     }
 }
-
-extension ToastHub {
-    /// Whether a connection whose client stopped sending still wants output:
-    /// a subscriber does.
-    func keepsOutputOpen(_ id: Int) -> Bool {
-        isSubscriber(id)
-    }
-}

@@ -161,27 +161,20 @@ final class ToastHub: @unchecked Sendable {
     final class Connection: @unchecked Sendable {
         let id: Int
         let channel: any Channel
-        var isSubscriber = false
-        var pendingBytes = 0
-        /// Written since the last flush; see `send`.
-        var unflushedBytes = 0
-        /// While the subscriber catches up after its buffer filled: the
-        /// last event it was given. Its later events come from the backlog.
-        var behind: UInt64?
-        /// A catch-up turn is queued on the loop.
-        var catchUpQueued = false
-        /// Bytes were taken by the kernel since the lag timer last looked.
-        var drained = false
+        /// What to do with its output (`SubscriberStateMachine`).
+        var output: SubscriberStateMachine
 
-        init(id: Int, channel: any Channel) {
+        init(id: Int, channel: any Channel, limits: SubscriberStateMachine.Limits) {
             self.id = id
             self.channel = channel
+            self.output = SubscriberStateMachine(limits: limits)
         }
     }
 
     var connectionCount: Int { connections.count }
 
-    func isSubscriber(_ id: Int) -> Bool { connections[id]?.isSubscriber ?? false }
+    /// Whether a connection whose client stopped sending still wants output.
+    func keepsOutputOpen(_ id: Int) -> Bool { connections[id]?.output.keepsOutputOpen ?? false }
     var subscriberCount: Int { service.router.subscriberCount }
 
     // MARK: - Connections
@@ -192,7 +185,7 @@ final class ToastHub: @unchecked Sendable {
         guard connections.count < limits.maxConnections, !isShuttingDown else { return nil }
         let id = nextConnectionID
         nextConnectionID += 1
-        connections[id] = Connection(id: id, channel: channel)
+        connections[id] = Connection(id: id, channel: channel, limits: SubscriberStateMachine.Limits(bufferBytes: limits.subscriberBufferBytes))
         service.connect(id, source: source)
         return id
     }
@@ -227,9 +220,11 @@ final class ToastHub: @unchecked Sendable {
         case .hello(let hello)?:
             if hello.bindSource, let source = hello.source { persistence.bind(source, true) }
         case .subscribe(let request)?:
-            connection.isSubscriber = true
-            afterReply = service.subscribe(id, request, ref: response.ref, now: now)
-            reply = afterReply.removeFirst()
+            switch connection.output.subscribed() {
+            case .sendSubscription:
+                afterReply = service.subscribe(id, request, ref: response.ref, now: now)
+                reply = afterReply.removeFirst()
+            }
         case .status?:
             reply = WireEncoder.line(WireEncoder.ok(ref: response.ref, result: status()))
         case .reload?:
@@ -286,7 +281,7 @@ final class ToastHub: @unchecked Sendable {
                 touched[connection.id] = connection
             }
             for connection in touched.values {
-                connection.unflushedBytes = 0
+                connection.output.flushed()
                 connection.channel.flush()
             }
         }
@@ -369,109 +364,73 @@ final class ToastHub: @unchecked Sendable {
         outbox.append((connection.id, bytes, seq))
     }
 
-    /// Writes to a connection through its bounded buffer. A subscriber event
-    /// that does not fit is not written: the subscriber falls behind, and
-    /// once its buffer drains it catches up from the backlog (PROTOCOL.md,
-    /// section 6.5). Its memory stays bounded by the buffer; the backlog is
-    /// shared.
+    /// Writes to a connection as its output policy says: a subscriber's
+    /// event that does not fit its buffer is not written, and the subscriber
+    /// catches up from the backlog later (`SubscriberStateMachine`).
     private func write(_ bytes: ByteBuffer, to connection: Connection, seq: UInt64?) {
-        if let seq {
-            if connection.behind != nil { return }
-            // An event always fits an empty buffer, however large it is.
-            if connection.pendingBytes > 0, connection.pendingBytes + bytes.readableBytes > limits.subscriberBufferBytes {
-                fallBehind(connection, lastGiven: seq - 1)
-                return
-            }
+        switch connection.output.send(bytes: bytes.readableBytes, seq: seq) {
+        case .write(let flush):
+            writeCounted(bytes, to: connection)
+            if flush { connection.channel.flush() }
+        case .skip:
+            break
+        case .fallBehind:
+            logger.notice("subscriber fell behind; it catches up from the backlog", metadata: ["connection": "\(connection.id)"])
+            armLagTimer(connection)
         }
+    }
+
+    /// Writes bytes the policy has counted, and tells it when the kernel took them.
+    private func writeCounted(_ bytes: ByteBuffer, to connection: Connection) {
         let size = bytes.readableBytes
-        connection.pendingBytes += size
         let promise = loop.makePromise(of: Void.self)
         promise.futureResult.whenComplete { [self] _ in
-            connection.pendingBytes -= size
-            connection.drained = true
-            if connection.behind != nil, !connection.catchUpQueued,
-                connection.pendingBytes <= limits.subscriberBufferBytes / 2, connections[connection.id] != nil
-            {
+            guard connections[connection.id] != nil else { return }
+            switch connection.output.written(bytes: size) {
+            case .none:
+                break
+            case .queueCatchUp:
                 // Not from inside the flush that completed this write.
-                connection.catchUpQueued = true
-                loop.execute { [self] in
-                    connection.catchUpQueued = false
-                    catchUp(connection)
-                }
+                loop.execute { [self] in catchUp(connection) }
             }
         }
         connection.channel.write(bytes, promise: promise)
-        // A burst (a clear of thousands, a flood) is flushed as it goes, so
-        // the kernel takes what it can while a reader drains the other end.
-        connection.unflushedBytes += size
-        if connection.unflushedBytes >= Self.burstFlushBytes {
-            connection.unflushedBytes = 0
-            connection.channel.flush()
-        }
     }
 
-    static let burstFlushBytes = 64 << 10
-
-    private func fallBehind(_ connection: Connection, lastGiven: UInt64) {
-        connection.behind = lastGiven
-        connection.drained = false
-        logger.notice("subscriber fell behind; it catches up from the backlog", metadata: ["connection": "\(connection.id)"])
-        armLagTimer(connection)
-    }
-
-    /// A subscriber that takes no bytes for the lag timeout while behind is
-    /// disconnected; one that reads, however slowly, is not.
     private func armLagTimer(_ connection: Connection) {
         loop.scheduleTask(in: limits.lagTimeout) { [self] in
-            guard connection.behind != nil, connections[connection.id] != nil else { return }
-            if connection.drained {
-                connection.drained = false
+            guard connections[connection.id] != nil else { return }
+            switch connection.output.lagTimerFired() {
+            case .none:
+                break
+            case .rearm:
                 armLagTimer(connection)
-                return
+            case .disconnect:
+                logger.warning("disconnecting a subscriber that stopped reading", metadata: ["connection": "\(connection.id)"])
+                connection.channel.close(promise: nil)
             }
-            logger.warning("disconnecting a subscriber that stopped reading", metadata: ["connection": "\(connection.id)"])
-            connection.channel.close(promise: nil)
         }
     }
 
-    /// Gives a subscriber that fell behind its next events from the backlog,
-    /// as many as fit its buffer; it is live again once it has every event
-    /// let out so far. When the backlog no longer holds what it missed, it
-    /// gets `lagged` and a fresh snapshot instead.
+    /// A catch-up turn: the backlog's events the subscriber missed, as many
+    /// as its policy takes; or `lagged` and a snapshot when they are lost.
     private func catchUp(_ connection: Connection) {
-        guard let behind = connection.behind, connections[connection.id] != nil else { return }
+        guard connections[connection.id] != nil, case .readBacklog(let after) = connection.output.catchUpTurn() else { return }
         let filter = service.router.filter(of: connection.id) ?? EventFilter()
-        guard
-            let missed = service.backlog.events(after: behind, lastSequence: service.scheduler.lastSequence, matching: filter)
-        else {
-            resync(connection, dropped: Int(releasedSequence - behind))
-            return
+        let missed = service.backlog.events(after: after, lastSequence: service.scheduler.lastSequence, matching: filter)
+        switch connection.output.replay(missed?.lazy.map { (seq: $0.seq, bytes: $0.line.count) }, released: releasedSequence) {
+        case .write(let count, _):
+            for entry in missed?.prefix(count) ?? [] { writeCounted(ByteBuffer(bytes: entry.line), to: connection) }
+            connection.channel.flush()
+        case .resync(let dropped):
+            resync(connection, dropped: dropped)
         }
-        var given = behind
-        var complete = true
-        for entry in missed {
-            guard entry.seq <= releasedSequence else { break }
-            guard connection.pendingBytes == 0 || connection.pendingBytes + entry.line.count <= limits.subscriberBufferBytes
-            else {
-                complete = false
-                break
-            }
-            write(ByteBuffer(bytes: entry.line), to: connection, seq: nil)
-            given = entry.seq
-        }
-        connection.behind = complete ? nil : given
-        connection.unflushedBytes = 0
-        connection.channel.flush()
     }
 
     /// `lagged`, then a snapshot: a step of its own, so that it goes out in
     /// order with the steps before it.
     private func resync(_ connection: Connection, dropped: Int) {
-        connection.behind = nil
-        let notice: JSONValue = [
-            "event": "lagged", "seq": .int(Int64(service.scheduler.lastSequence)), "time": .int(clock.now()),
-            "dropped": .int(Int64(dropped)),
-        ]
+        let notice = WireEncoder.laggedNotice(seq: service.scheduler.lastSequence, time: clock.now(), dropped: dropped)
         let pending = outbox
         outbox = []
         send(ByteBuffer(bytes: WireEncoder.line(notice)), to: connection)
@@ -501,14 +460,14 @@ final class ToastHub: @unchecked Sendable {
     }
 
     private func closeAll(reason: String) -> EventLoopFuture<Void> {
-        let notice = ByteBuffer(bytes: WireEncoder.line([
-            "event": "shutdown", "seq": .int(Int64(service.scheduler.lastSequence)), "time": .int(clock.now()),
-            "reason": .string(reason),
-        ]))
+        let notice = ByteBuffer(bytes: WireEncoder.line(
+            WireEncoder.shutdownNotice(seq: service.scheduler.lastSequence, time: clock.now(), reason: reason)
+        ))
         var closed: [EventLoopFuture<Void>] = []
         for connection in connections.values {
-            if connection.isSubscriber {
-                connection.channel.write(notice, promise: nil)
+            switch connection.output.shutdown() {
+            case .notifyThenClose: connection.channel.write(notice, promise: nil)
+            case .close: break
             }
             let channel = connection.channel
             closed.append(channel.writeAndFlush(ByteBuffer()).flatMap { channel.close() }.recover { _ in })

@@ -1,0 +1,180 @@
+import Logging
+import NIOCore
+import NIOEmbedded
+import Testing
+import ToastCore
+
+@testable import ToastDaemon
+
+/// The hub and the connection pipeline in process: EmbeddedChannels on an
+/// EmbeddedEventLoop, whose time moves only when a test moves it.
+@Suite("The hub on embedded channels")
+struct HubChannelTests {
+    /// A hub with the defaults in force, and clients on its loop.
+    final class Harness {
+        let loop = EmbeddedEventLoop()
+        let hub: ToastHub
+        static let maxLineBytes = 1_024
+
+        init(bufferBytes: Int = 1 << 20, lagTimeout: TimeAmount = .seconds(10), maxConnections: Int = 8) throws {
+            let limits = ToastHub.Limits(
+                maxConnections: maxConnections, subscriberBufferBytes: bufferBytes, lagTimeout: lagTimeout,
+                resumeEvents: 1_000, historySize: 10
+            )
+            hub = ToastHub(loop: loop, configuration: SchedulerConfiguration(), limits: limits, logger: Logger(label: "test"))
+            hub.install(ConfigurationSource(path: nil, isExplicit: false).resolve(.defaults)!)
+            _ = hub.start(endingSources: [])
+            loop.run()
+        }
+
+        /// A client connection through the daemon's own pipeline; `extra`
+        /// handlers sit in front of it (nearest the socket).
+        func connect(_ extra: [any ChannelHandler] = []) throws -> EmbeddedChannel {
+            let channel = EmbeddedChannel(loop: loop)
+            try channel.pipeline.syncOperations.addHandlers(extra)
+            try channel.pipeline.syncOperations.addHandlers([
+                ByteToMessageHandler(LineFramer(maxLineBytes: Self.maxLineBytes)),
+                ConnectionHandler(hub: hub, source: "test", maxLineBytes: Self.maxLineBytes),
+            ])
+            try channel.connect(to: SocketAddress(unixDomainSocketPath: "/tmp/embedded.sock")).wait()
+            return channel
+        }
+
+        /// Sends lines in one read burst (one step) and runs the loop.
+        func send(_ lines: [Request], on channel: EmbeddedChannel) throws {
+            var bytes: [UInt8] = []
+            for request in lines { bytes += WireEncoder.line(WireEncoder.request(request)) }
+            try channel.writeInbound(ByteBuffer(bytes: bytes))
+            channel.pipeline.fireChannelReadComplete()
+            loop.run()
+        }
+
+        /// Every line written to the channel so far, parsed.
+        static func lines(_ channel: EmbeddedChannel) throws -> [JSONValue] {
+            var out: [JSONValue] = []
+            while var buffer = try channel.readOutbound(as: ByteBuffer.self) {
+                let text = buffer.readString(length: buffer.readableBytes) ?? ""
+                for line in text.split(separator: "\n") { out.append(try JSONValue.parse(String(line))) }
+            }
+            return out
+        }
+    }
+
+    static func adds(_ count: Int, scene: String = "s") -> [Request] {
+        (0..<count).map { .command(.add(Toast(message: "toast \($0) " + String(repeating: "x", count: 100), duration: .indefinite, scene: scene))) }
+    }
+
+    @Test func aRequestIsAnsweredAndItsEventsReachASubscriber() throws {
+        let harness = try Harness()
+        let watcher = try harness.connect()
+        try harness.send([.subscribe(Request.Subscribe(snapshot: false))], on: watcher)
+        #expect(try Harness.lines(watcher).first?["ok"] == true)
+        let client = try harness.connect()
+        try harness.send(Self.adds(1), on: client)
+        #expect(try Harness.lines(client).first?["result"]?["id"] == 1)
+        #expect(try Harness.lines(watcher).map { $0["event"] } == ["presented"])
+    }
+
+    /// A burst far larger than the subscriber's buffer, in one step: the
+    /// subscriber falls behind, catches up from the backlog as its writes
+    /// complete, and gets every event once, in order.
+    @Test func aSubscriberThatFallsBehindCatchesUpInOrder() throws {
+        let harness = try Harness(bufferBytes: 4_096)
+        let watcher = try harness.connect()
+        try harness.send([.subscribe(Request.Subscribe(snapshot: false))], on: watcher)
+        _ = try Harness.lines(watcher)
+        let client = try harness.connect()
+        try harness.send(Self.adds(200), on: client)
+        var events: [JSONValue] = []
+        for _ in 0..<1_000 {
+            events += try Harness.lines(watcher)
+            harness.loop.run()
+            if events.count >= 200 { break }
+        }
+        #expect(events.count == 200)
+        #expect(events.compactMap { $0["seq"]?.intValue } == Array(1...200).map(Int64.init))
+        #expect(!events.contains { $0["event"] == "lagged" })
+    }
+
+    /// A subscriber whose writes never complete is disconnected after the
+    /// lag timeout; the hub stays up and serves the others.
+    @Test func aStalledSubscriberIsDisconnectedAtTheLagTimeout() throws {
+        let harness = try Harness(bufferBytes: 4_096, lagTimeout: .seconds(5))
+        let stall = StallingWriter()
+        let stalled = try harness.connect([stall])
+        try harness.send([.subscribe(Request.Subscribe(snapshot: false))], on: stalled)
+        let client = try harness.connect()
+        try harness.send(Self.adds(100), on: client)
+        #expect(stalled.isActive)
+        harness.loop.advanceTime(by: .seconds(4))
+        #expect(stalled.isActive, "not yet")
+        harness.loop.advanceTime(by: .seconds(2))
+        #expect(!stalled.isActive, "disconnected once the timeout passed without progress")
+        try harness.send(Self.adds(1, scene: "after"), on: client)
+        #expect(try Harness.lines(client).last?["ok"] == true)
+    }
+
+    @Test func aConnectionOverTheLimitIsRefusedWithOneLine() throws {
+        let harness = try Harness(maxConnections: 1)
+        _ = try harness.connect()
+        let refused = try harness.connect()
+        harness.loop.run()
+        let lines = try Harness.lines(refused)
+        #expect(lines.count == 1)
+        #expect(lines.first?["error"]?["code"] == "too_many_connections")
+        #expect(!refused.isActive)
+    }
+
+    @Test func thePeerRefusalHandlerWritesItsErrorAndCloses() throws {
+        let channel = EmbeddedChannel(handler: PeerRefusalHandler(ToastError(.forbidden, "not yours")))
+        try channel.connect(to: SocketAddress(unixDomainSocketPath: "/tmp/embedded.sock")).wait()
+        try channel.writeInbound(ByteBuffer(string: "{\"op\":\"status\"}\n"))
+        let lines = try Harness.lines(channel)
+        #expect(lines.count == 1)
+        #expect(lines.first?["error"]?["code"] == "forbidden")
+        #expect(!channel.isActive)
+    }
+
+    @Test func aLineTooLongIsRefusedAndTheConnectionGoesOn() throws {
+        let harness = try Harness()
+        let client = try harness.connect()
+        try client.writeInbound(ByteBuffer(string: String(repeating: "x", count: Harness.maxLineBytes + 10) + "\n"))
+        client.pipeline.fireChannelReadComplete()
+        harness.loop.run()
+        #expect(try Harness.lines(client).first?["error"]?["code"] == "line_too_long")
+        try harness.send([.status], on: client)
+        #expect(try Harness.lines(client).first?["ok"] == true)
+    }
+
+    @Test func shutdownTellsSubscribersAndClosesEveryone() throws {
+        let harness = try Harness()
+        let watcher = try harness.connect()
+        try harness.send([.subscribe(Request.Subscribe(snapshot: false))], on: watcher)
+        _ = try Harness.lines(watcher)
+        let plain = try harness.connect()
+        let done = harness.hub.shutdown(reason: "test")
+        harness.loop.run()
+        try done.wait()
+        #expect(try Harness.lines(watcher).map { $0["event"] } == ["shutdown"])
+        #expect(try Harness.lines(plain).isEmpty)
+        #expect(!watcher.isActive && !plain.isActive)
+    }
+}
+
+/// A socket whose peer never reads: writes are held, never completed.
+final class StallingWriter: ChannelOutboundHandler, @unchecked Sendable {
+    typealias OutboundIn = ByteBuffer
+    private var held: [EventLoopPromise<Void>?] = []
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        held.append(promise)
+    }
+
+    func flush(context: ChannelHandlerContext) {}
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        for promise in held { promise?.fail(ChannelError.ioOnClosedChannel) }
+        held = []
+        context.close(mode: mode, promise: promise)
+    }
+}
