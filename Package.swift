@@ -144,6 +144,10 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ToastConfigTests", dependencies: ["ToastConfig", "ToastCore"]),
+        .testTarget(name: "ToastKitTests", dependencies: ["ToastKit", "ToastCore"]),
+        .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport", "ToastCore"]),
+        .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
+        .testTarget(name: "ToastFuzzingTests", dependencies: ["ToastFuzzing", "ToastCore"]),
         .testTarget(
             name: "ToastdCommandTests",
             dependencies: [

@@ -9,7 +9,7 @@
 # SECONDS. Exits non-zero on any crash, trap, sanitizer report or broken
 # scheduler invariant; the input that caused it is written to
 # fuzz-artifacts/. Copy it into fuzz/regressions/ and it becomes a
-# regression test (Tests/ToastCoreTests/FuzzRegressionTests.swift).
+# regression test (Tests/ToastFuzzingTests/FuzzRegressionTests.swift).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"

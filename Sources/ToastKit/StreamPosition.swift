@@ -29,13 +29,8 @@ public struct StreamPosition: Sendable, Hashable {
 
     /// The subscribe request for `filter`: resuming after `sequence` once
     /// there is one, else a plain subscription with a snapshot.
-    public func subscribeRequest(_ filter: SceneFilter) -> JSONValue {
-        guard case .object(var members) = filter.request("subscribe") else { return filter.request("subscribe") }
-        if let sequence {
-            members["since"] = .int(Int64(sequence))
-            if let instance { members["instance"] = .string(instance) }
-        }
-        return .object(members)
+    public func subscribeRequest(_ filter: EventFilter) -> JSONValue {
+        WireEncoder.request(.subscribe(Request.Subscribe(filter: filter, since: sequence, instance: sequence == nil ? nil : instance)))
     }
 
     /// Whether a subscribe reply says the events were replayed (no snapshot

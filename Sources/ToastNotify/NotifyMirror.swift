@@ -102,7 +102,7 @@ public final class NotifyMirror {
         if subscription == nil {
             do {
                 let connection = try ToastConnection(path: configuration.socketPath)
-                let filter = SceneFilter(scene: configuration.scene, roles: [])
+                let filter = EventFilter(scene: configuration.scene)
                 try connection.send(position.subscribeRequest(filter))
                 subscription = connection
                 backoff = 250

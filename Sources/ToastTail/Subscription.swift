@@ -18,7 +18,7 @@ final class Subscription {
     static let maxBackoff: Int64 = 5_000
 
     let socketPath: String
-    let filter: SceneFilter
+    let filter: EventFilter
     private(set) var position = StreamPosition()
     private(set) var connection: ToastConnection?
     /// Why the viewer must stop (an impostor on the socket), if it must.
@@ -29,7 +29,7 @@ final class Subscription {
 
     init(socketPath: String, scene: String?, roles: [String]) {
         self.socketPath = socketPath
-        filter = SceneFilter(scene: scene, roles: roles)
+        filter = EventFilter(scene: scene, roleNames: roles)
         clockOffset = wallClockMilliseconds() - monotonicMilliseconds()
     }
 

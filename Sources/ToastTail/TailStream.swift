@@ -44,7 +44,7 @@ enum TailStream {
     /// Prints the current stack as cards, then a status line.
     static func once(socketPath: String, scene: String, roles: [String], columns: Int, color: Bool) throws {
         let connection = try ToastConnection(path: socketPath)
-        let reply = try connection.request(SceneFilter(scene: scene, roles: roles).request("list"), timeout: 5_000)
+        let reply = try connection.request(WireEncoder.request(.list(EventFilter(scene: scene, roleNames: roles))), timeout: 5_000)
         let snapshot: [String: JSONValue]
         switch WireDecoder.reply(reply) {
         case .success(.object(let members)): snapshot = members

@@ -79,9 +79,10 @@ extension ClientContext {
 /// `--scene S` and `--role R...`: what list, watch and history narrow to.
 struct FilterOptions: ParsableArguments {
     @Option(help: "Only this scene.") var scene: String?
-    @Option(help: "Only these roles (repeatable).") var role: [String] = []
+    @Option(help: "Only these roles (repeatable).", completion: .list(ToastRole.allCases.map(\.rawValue)))
+    var role: [ToastRole] = []
 
-    var filter: SceneFilter { SceneFilter(scene: scene, roles: role) }
+    var filter: EventFilter { EventFilter(scene: scene, roles: role.isEmpty ? nil : Set(role)) }
 }
 
 extension JSONValue {

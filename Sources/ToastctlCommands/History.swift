@@ -32,11 +32,8 @@ extension Toastctl {
             }
 
             func run() throws {
-                guard case .object(var request) = only.filter.request("history") else { return }
-                if let limit { request["limit"] = .int(Int64(limit)) }
-                if let source { request["source"] = .string(source) }
-                if let since { request["since"] = .int(since) }
-                let result = try client.perform(.object(request))
+                let query = ToastHistory.Query(filter: only.filter, source: source, since: since, limit: limit)
+                let result = try client.perform(WireEncoder.request(.history(query)))
                 client.output(result) {
                     guard case .array(let entries)? = result["entries"] else { return "" }
                     return entries.map { entry in

@@ -14,7 +14,7 @@ extension Toastctl {
         @OptionGroup var client: ClientOptions
         @OptionGroup var only: FilterOptions
         func run() throws {
-            let result = try client.perform(only.filter.request("list"))
+            let result = try client.perform(WireEncoder.request(.list(only.filter)))
             client.output(result) {
                 guard case .array(let toasts)? = result["toasts"] else { return "" }
                 return toasts.map { toast in

@@ -65,6 +65,3 @@ struct LatestTargetOptions: ParsableArguments {
         return newest
     }
 }
-
-/// `--alignment top|center|bottom`, read and completed from the enum.
-extension ToastAlignment: ExpressibleByArgument {}

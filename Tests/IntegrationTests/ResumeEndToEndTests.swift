@@ -95,7 +95,7 @@ struct ResumeEndToEndTests {
         var position = StreamPosition()
         position.note(["ok": true, "result": ["subscribed": true, "instance": "a"]])
         position.note(["event": "presented", "seq": 7, "time": 1])
-        #expect(position.subscribeRequest(SceneFilter(scene: "work", roles: [])) == [
+        #expect(position.subscribeRequest(EventFilter(scene: "work")) == [
             "op": "subscribe", "scene": "work", "since": 7, "instance": "a",
         ])
         position.note(["event": "snapshot", "seq": 2, "sequence": 2, "instance": "b", "time": 1])
@@ -103,6 +103,6 @@ struct ResumeEndToEndTests {
         #expect(position.sequence == 2)
         #expect(StreamPosition.resumed(["ok": true, "result": ["resync": false]]))
         #expect(!StreamPosition.resumed(["ok": true, "result": ["resync": true]]))
-        #expect(StreamPosition().subscribeRequest(SceneFilter(scene: nil, roles: [])) == ["op": "subscribe"])
+        #expect(StreamPosition().subscribeRequest(EventFilter()) == ["op": "subscribe"])
     }
 }

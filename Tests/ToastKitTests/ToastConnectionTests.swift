@@ -1,8 +1,7 @@
 import Foundation
 import Testing
 
-@testable import ToastctlCommands
-import ToastKit
+@testable import ToastKit
 
 @Suite("ToastConnection")
 struct ToastConnectionTests {

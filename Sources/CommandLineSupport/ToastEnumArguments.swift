@@ -1,0 +1,7 @@
+import ArgumentParser
+import ToastCore
+
+// The toast's enums as command-line values: read by their wire names and
+// completed from their cases, in every tool alike.
+extension ToastRole: ExpressibleByArgument {}
+extension ToastAlignment: ExpressibleByArgument {}

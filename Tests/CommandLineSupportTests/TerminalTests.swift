@@ -1,0 +1,39 @@
+import Testing
+import ToastCore
+
+@testable import CommandLineSupport
+
+/// Toast text is untrusted: what reaches a terminal can never move the
+/// cursor, recolour, retitle the window or reorder what follows.
+@Suite("Terminal.sanitize")
+struct TerminalTests {
+    @Test(arguments: [
+        ("\u{1B}[2J\u{1B}]0;owned\u{07}", #"\u{1B}[2J\u{1B}]0;owned\u{7}"#),
+        ("a\u{0}b\u{7F}c\u{9B}d", #"a\u{0}b\u{7F}c\u{9B}d"#),
+        ("left\u{202E}right\u{2066}x\u{2069}", #"left\u{202E}right\u{2066}x\u{2069}"#),
+        ("two\nlines\tand\rcr", "two lines and cr"),
+        ("plain café 🍞", "plain café 🍞"),
+    ])
+    func controlCharactersBecomeVisibleEscapes(input: String, expected: String) {
+        #expect(Terminal.sanitize(input) == expected)
+    }
+
+    @Test func noControlCharacterSurvivesAnyInput() {
+        for _ in 0..<500 {
+            let scalars = (0..<40).compactMap { _ in Unicode.Scalar(UInt32.random(in: 0...0x2070)) }
+            var text = ""
+            text.unicodeScalars.append(contentsOf: scalars)
+            let clean = Terminal.sanitize(text)
+            #expect(!clean.unicodeScalars.contains { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) || (0x202A...0x202E).contains($0.value) })
+        }
+    }
+
+    @Test func anEventIsOneSafeLine() {
+        let event: JSONValue = [
+            "event": "dismissed", "seq": 4, "reason": "user",
+            "toast": ["id": 9, "role": "failure", "title": "CI\u{1B}[31m", "message": "red\nalert", "repeat": 3],
+        ]
+        #expect(Terminal.describe(event) == #"#4 dismissed 9 failure: CI\u{1B}[31m: red alert (user) ×3"#)
+        #expect(Terminal.describe(["event": "snapshot", "seq": 2, "toasts": [[:], [:]], "paused": true]) == "#2 snapshot: 2 toasts, paused")
+    }
+}
