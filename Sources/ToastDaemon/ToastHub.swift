@@ -294,38 +294,32 @@ final class ToastHub: @unchecked Sendable {
     }
 
     private func status() -> JSONValue {
-        guard
-            case .object(var members) = WireEncoder.status(
+        daemonStatus.result(
+            scheduler: WireEncoder.status(
                 service.scheduler, instance: service.instance, connections: connections.count,
                 subscribers: subscriberCount, uptimeMilliseconds: clock.uptimeMilliseconds
             )
-        else { return [:] }
-        members["persistence"] = .string(persistence.mode.name)
-        if case .degraded(let reason) = persistence.mode { members["persistenceReason"] = .string(reason) }
-        members["history"] = .int(Int64(service.history.count))
-        members["inhibitors"] = .int(Int64(service.inhibitors.count))
-        members["knownModes"] = .array(knownModes.map { .string($0) })
-        members["rules"] = .int(Int64(ruleCount))
-        members["config"] = configurationSource?.path.map(JSONValue.string) ?? .null
-        if let configurationError { members["configError"] = .string(configurationError) }
-        for (key, value) in board { members[key] = .string(value) }
-        return .object(members)
+        )
     }
 
     /// What companions (the freedesktop bridge) report in `status` and STATUS=.
     var board: [String: String] = [:]
 
+    var daemonStatus: DaemonStatus {
+        DaemonStatus(
+            persistence: persistence.mode, historyCount: service.history.count, inhibitors: service.inhibitors.count,
+            knownModes: knownModes, rules: ruleCount, configPath: configurationSource?.path, configError: configurationError,
+            board: board
+        )
+    }
+
     /// A one-line summary for logs and systemd's STATUS=.
     var statusLine: String {
-        var line = "\(service.scheduler.shownCount) shown, \(service.scheduler.queuedCount) queued, \(subscriberCount) subscribers"
-        if service.scheduler.isPaused { line += ", paused at \(service.scheduler.pauseLevel)" }
-        if case .degraded(let reason) = persistence.mode { line += "; persistence degraded: \(reason)" }
-        if let configurationError {
-            line += "; CONFIG REFUSED, defaults or the last good file in force: "
-            line += configurationError.split(separator: "\n").first.map(String.init) ?? ""
-        }
-        for key in board.keys.sorted() { line += "; \(board[key]!)" }
-        return line
+        let scheduler = service.scheduler
+        return daemonStatus.line(
+            shown: scheduler.shownCount, queued: scheduler.queuedCount, subscribers: subscriberCount,
+            pauseLevel: scheduler.isPaused ? scheduler.pauseLevel : nil
+        )
     }
 
     // MARK: - Effects
