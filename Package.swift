@@ -118,7 +118,7 @@ let package = Package(
         .target(name: "CAllocationCounter"),
         .executableTarget(
             name: "toast-bench",
-            dependencies: ["ToastBench", "CAllocationCounter", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["ToastBench", "CAllocationCounter", "CommandLineSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The scheduler's invariants as a checker, and the fuzzer's input format.
         .target(name: "ToastFuzzing", dependencies: ["ToastCore"]),

@@ -132,6 +132,11 @@ public final class ToastSession: Sendable {
     /// ```
     @discardableResult
     public func perform(_ request: Request) async throws(ToastKitError) -> JSONValue {
+        try await perform(request, leftOut: .all)
+    }
+
+    /// `leftOut`: for an add, the fields the caller did not choose.
+    func perform(_ request: Request, leftOut: ToastFieldSet) async throws(ToastKitError) -> JSONValue {
         let reply: JSONValue
         do {
             reply = try await withCheckedThrowingContinuation { continuation in
@@ -146,7 +151,7 @@ public final class ToastSession: Sendable {
                     return ref
                 }
                 guard let ref else { return }
-                let line = WireEncoder.request(request, ref: .int(ref))
+                let line = WireEncoder.request(RequestEnvelope(ref: .int(ref), request: request, defaulted: leftOut))
                 let sent: ToastKitError? = writer.withLock { _ -> ToastKitError? in
                     do {
                         try connection.send(line)
@@ -177,25 +182,34 @@ public final class ToastSession: Sendable {
     /// ```
     public func show(
         _ message: String, title: String? = nil, icon: String? = nil, role: ToastRole = .plain,
-        duration: ToastDuration? = nil, alignment: ToastAlignment = .top, scene: String = Toast.defaultScene,
-        reuseID: String? = nil, progress: ToastProgress = .none, actions: [ToastAction] = [], dismissible: Bool = true
+        duration: ToastDuration? = nil, alignment: ToastAlignment? = nil, scene: String = Toast.defaultScene,
+        reuseID: String? = nil, progress: ToastProgress = .none, actions: [ToastAction] = [], dismissible: Bool? = nil
     ) async throws(ToastKitError) -> ToastHandle {
-        try await show(
+        // What the caller leaves out, toastd's role defaults may fill ([roles] in config.toml).
+        var leftOut = ToastFieldSet.all
+        if duration != nil { leftOut.remove(.duration) }
+        if alignment != nil { leftOut.remove(.alignment) }
+        if dismissible != nil { leftOut.remove(.dismissible) }
+        return try await show(
             Toast(
-                message: message, title: title, icon: icon, role: role, duration: duration, alignment: alignment,
-                scene: scene, reuseID: reuseID, progress: progress, dismissible: dismissible, actions: actions
-            )
+                message: message, title: title, icon: icon, role: role, duration: duration, alignment: alignment ?? .top,
+                scene: scene, reuseID: reuseID, progress: progress, dismissible: dismissible ?? true, actions: actions
+            ),
+            leftOut: leftOut
         )
     }
 
     /// Shows a toast described in full (every member of PROTOCOL.md, section 4).
-    public func show(_ toast: Toast) async throws(ToastKitError) -> ToastHandle {
+    /// `leftOut`: the fields the caller did not choose (by default all that
+    /// role defaults apply to), which toastd's role defaults may fill; a
+    /// field not in it is sent as chosen, even at its default value.
+    public func show(_ toast: Toast, leftOut: ToastFieldSet = .all) async throws(ToastKitError) -> ToastHandle {
         do {
             try toast.validate()
         } catch {
             throw ToastKitError(error)
         }
-        let result = try await perform(.command(.add(toast)))
+        let result = try await perform(.command(.add(toast)), leftOut: leftOut)
         guard let record = try? WireDecoder.decodeRecord(result["toast"] ?? nil) else {
             throw ToastKitError(code: nil, message: "toastd's reply to add carried no toast")
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CAllocationCounter
+import CommandLineSupport
 import ToastBench
 
 #if canImport(Glibc)
@@ -97,11 +98,6 @@ struct ToastBenchCommand: ParsableCommand {
         @Option(help: "The socket to listen on.") var socket: String
         func run() throws { try NIOEchoServer.serve(socket: socket) }
     }
-}
-
-func printError(_ message: String) {
-    let bytes = Array((message + "\n").utf8)
-    _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
 }
 
 ToastBenchCommand.main()

@@ -35,6 +35,21 @@ struct ToastKitEndToEndTests {
         #expect(await short.outcome == .dismissed(.expired))
     }
 
+    /// Role defaults fill what the caller left out, and only that: an
+    /// alignment given explicitly stays, even when it is the default one.
+    @Test func roleDefaultsFillOnlyWhatTheCallerLeftOut() async throws {
+        let (daemon, _) = try ConfigIntegrationTests.daemon(config: """
+            [roles.failure]
+            alignment = "bottom"
+            dismissible = false
+            """)
+        let toasts = try await ToastSession.connect(socket: daemon.socket)
+        let defaulted = try await toasts.show("Build failed", role: .failure, duration: .indefinite)
+        #expect(defaulted.record.toast.alignment == .bottom && !defaulted.record.toast.dismissible)
+        let chosen = try await toasts.show("Tests failed", role: .failure, duration: .indefinite, alignment: .top, dismissible: true)
+        #expect(chosen.record.toast.alignment == .top && chosen.record.toast.dismissible)
+    }
+
     @Test func errorsCarryTheProtocolsCode() async throws {
         let daemon = try DaemonFixture()
         let toasts = try await ToastSession.connect(socket: daemon.socket)
