@@ -339,7 +339,16 @@ public struct SchedulerStateMachine: Sendable {
         }
         store(record, replacing: existing)
         emit(.updated(record))
-        return record
+        return showIfItBreaksThrough(record)
+    }
+
+    /// A waiting toast whose level a re-add or an update raised (its own
+    /// `level`, a rule's, or a role with a higher level) may now break
+    /// through the pause: it shows at once if its stack has a free slot.
+    private mutating func showIfItBreaksThrough(_ record: ToastRecord) -> ToastRecord {
+        guard record.state == .queued, isPaused, !isHeld(record) else { return record }
+        fill(record.stack)
+        return records[record.id] ?? record
     }
 
     private mutating func insert(_ toast: Toast) -> ToastRecord {
@@ -385,7 +394,7 @@ public struct SchedulerStateMachine: Sendable {
         }
         store(record, replacing: existing)
         emit(.updated(record))
-        return .updated(record)
+        return .updated(showIfItBreaksThrough(record))
     }
 
     private func resolve(_ target: ToastTarget) throws(ToastError) -> ToastRecord {

@@ -215,6 +215,34 @@ struct SchedulerOperationTests {
         // A dedupe adds nothing, so it is still accepted at the limit.
         #expect(h.send(.add(toast("1", source: "flood"))).reply.isSuccess)
     }
+
+    /// Found by the fuzzer (fuzz/regressions/held-toast-raised-by-a-re-add):
+    /// a held toast whose level a re-add raises must break through the pause
+    /// at once, not wait while its stack has a free slot.
+    @Test func aReAddThatRaisesAHeldToastsLevelShowsIt() {
+        var h = SchedulerHarness(SchedulerConfiguration(maxVisible: 1))
+        h.send(.pause(level: nil))
+        let id = h.add(Toast(message: "xxxx"))
+        #expect(h.queued == [id])
+        var urgent = Toast(message: "xxxx")
+        urgent.level = 100
+        h.add(urgent)
+        #expect(h.shown == [id])
+        #expect(h.takeEvents().suffix(2) == ["updated \(id)", "presented \(id)"])
+    }
+
+    /// The same through update: a role with a higher level breaks through.
+    @Test func anUpdateToARoleThatBreaksThroughShowsTheToast() {
+        var h = SchedulerHarness(SchedulerConfiguration(maxVisible: 1))
+        h.send(.pause(level: nil))
+        let held = h.add(Toast(message: "held"))
+        let raised = h.add(Toast(message: "raised"))
+        _ = h.takeEvents()
+        h.send(.update(.id(raised), ToastPatch(role: .failure)))
+        #expect(h.shown == [raised])
+        #expect(h.queued == [held])
+        #expect(h.takeEvents() == ["updated \(raised)", "presented \(raised)"])
+    }
 }
 
 extension Result where Failure == ToastError {
