@@ -8,7 +8,19 @@ import Glibc
 /// pause between them, so this measures latency, not a queue under load.
 /// Each toast goes to a scene of its own, so it is presented at once.
 public enum FanOutBenchmark {
-    public static func run(socket: String, subscribers: Int, samples: Int, pauseMicroseconds: UInt32 = 2_000) throws -> Samples {
+    /// Who reads the subscribers' sockets.
+    public enum Readers: Sendable {
+        /// One thread polls every socket: what remains is the daemon's own
+        /// cost (the target applies to this).
+        case oneThread
+        /// A thread per subscriber, each blocked in its own read, sharing the
+        /// cores with toastd: what N viewers see.
+        case threadPerSubscriber
+    }
+
+    public static func run(
+        socket: String, subscribers: Int, samples: Int, readers: Readers = .oneThread, pauseMicroseconds: UInt32 = 2_000
+    ) throws -> Samples {
         let tag = "fanout-\(monotonicNanoseconds() % 1_000_000)-"
         let needle = Array("\"message\":\"\(tag)".utf8)
         let listeners = try (0..<subscribers).map { _ in try LineSocket(path: socket) }
@@ -21,8 +33,9 @@ public enum FanOutBenchmark {
         let failure = Locked<String?>(nil)
         let adder = try LineSocket(path: socket)
 
-        onThreads(subscribers + 1) { index in
-            if index == subscribers {
+        let readerThreads = readers == .oneThread ? 1 : subscribers
+        onThreads(readerThreads + 1) { index in
+            if index == readerThreads {
                 do {
                     for sample in 0..<samples {
                         let line = RequestLine.add(Toast(message: "\(tag)\(sample)", duration: .indefinite, scene: "fanout-\(sample)"))
@@ -34,6 +47,16 @@ public enum FanOutBenchmark {
                     }
                 } catch {
                     failure.withLock { $0 = "adder: \(error)" }
+                }
+                return
+            }
+            if readers == .oneThread {
+                do {
+                    received.withLock { $0 = [] }
+                    let times = try Self.readAll(listeners, samples: samples, needle: needle)
+                    received.withLock { $0 = times }
+                } catch {
+                    failure.withLock { $0 = "\(error)" }
                 }
                 return
             }
@@ -63,6 +86,34 @@ public enum FanOutBenchmark {
             for (sample, time) in times.enumerated() { latencies.append(Double(time &- start[sample]) / 1000) }
         }
         return latencies
+    }
+
+    /// Every subscriber's presented events, read by one thread that polls
+    /// every socket; the time each sample reached each subscriber.
+    static func readAll(_ listeners: [LineSocket], samples: Int, needle: [UInt8]) throws -> [[UInt64]] {
+        var descriptors = listeners.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+        var times = [[UInt64]](repeating: [UInt64](repeating: 0, count: samples), count: listeners.count)
+        var seen = [Int](repeating: 0, count: listeners.count)
+        var complete = 0
+        while complete < listeners.count {
+            let count = poll(&descriptors, nfds_t(descriptors.count), 20_000)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw BenchError("subscribers saw \(seen.reduce(0, +)) of \(samples * listeners.count) events") }
+            for index in descriptors.indices where descriptors[index].revents != 0 {
+                descriptors[index].revents = 0
+                let before = seen[index]
+                let alive = listeners[index].readLines { line in
+                    guard line.starts(with: "{\"event\":\"presented\""), let number = Self.sample(after: needle, in: line),
+                        number < samples
+                    else { return }
+                    times[index][number] = monotonicNanoseconds()
+                    seen[index] += 1
+                }
+                guard alive else { throw BenchError("subscriber \(index) closed after \(seen[index]) of \(samples)") }
+                if before < samples && seen[index] >= samples { complete += 1 }
+            }
+        }
+        return times
     }
 
     /// The sample number in a presented event's message.
