@@ -11,6 +11,13 @@ import ToastStore
 /// writes let out, in the order of the steps. A pipelined client pays one
 /// commit per burst, not per line.
 ///
+/// A small step with nothing else in flight (a single add, a tick) is
+/// committed on the event loop itself: the two thread hand-offs cost more
+/// than its commit, and they were most of an event's latency with durable
+/// state (docs/BENCHMARKS.md, fan-out). Checkpoints, which sync the file,
+/// never run on the loop: every `checkpointEvery` commits (or rows) one
+/// runs on the commit thread, and no step commits on the loop while it does.
+///
 /// When the store fails (a full disk, a directory turned read-only), toastd
 /// does not stop: it logs once, reports `degraded` with the reason, and
 /// serves from memory from then on.
@@ -43,6 +50,14 @@ final class StatePersistence: @unchecked Sendable {
     private var waiting = 0
     /// Completes once every step so far has let its writes out.
     private var released: EventLoopFuture<Void>
+    /// A checkpoint runs on the commit thread.
+    private var checkpointing = false
+    private var commitsSinceCheckpoint = 0
+    private var rowsSinceCheckpoint = 0
+    /// Commits, or rows, between checkpoints: the WAL stays a few MiB.
+    static let checkpointEvery = (commits: 256, rows: 4_096)
+    /// The largest step committed on the loop, in rows.
+    static let inlineRows = 16
 
     init(storage: DaemonStorage, loop: any EventLoop, logger: Logger) {
         switch storage {
@@ -103,12 +118,39 @@ final class StatePersistence: @unchecked Sendable {
         next.pausedLevel = scheduler.pausedLevel
         next.modes = scheduler.modes
         let step = next
+        commitsSinceCheckpoint += 1
+        rowsSinceCheckpoint += step.rowCount
+        defer { checkpointIfDue(store, thread) }
+        if waiting == 0, !checkpointing, step.rowCount <= Self.inlineRows {
+            do {
+                try store.commit(step)
+            } catch {
+                degrade("a commit failed: \(error)")
+            }
+            deliver()
+            return
+        }
         waiting += 1
         let committed = thread.runIfActive(eventLoop: loop) { try store.commit(step) }
             .flatMapErrorThrowing { [self] error in degrade("a commit failed: \(error)") }
         released = released.and(committed).map { [self] _ in
             deliver()
             waiting -= 1
+        }
+    }
+
+    /// Every `checkpointEvery` commits, a checkpoint on the commit thread;
+    /// commits queue behind it there until it ends.
+    private func checkpointIfDue(_ store: ToastStore, _ thread: NIOThreadPool) {
+        guard commitsSinceCheckpoint >= Self.checkpointEvery.commits || rowsSinceCheckpoint >= Self.checkpointEvery.rows,
+            !checkpointing
+        else { return }
+        commitsSinceCheckpoint = 0
+        rowsSinceCheckpoint = 0
+        checkpointing = true
+        thread.runIfActive(eventLoop: loop) { try store.checkpointWAL() }.whenComplete { [self] result in
+            checkpointing = false
+            if case .failure(let error) = result { logger.warning("a WAL checkpoint failed", metadata: ["reason": "\(error)"]) }
         }
     }
 

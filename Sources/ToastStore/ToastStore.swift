@@ -70,6 +70,12 @@ public final class ToastStore: @unchecked Sendable {
 
         public var isEmpty: Bool { !touched }
 
+        /// How many rows the batch writes (besides the meta row): what
+        /// decides whether it is small enough to commit on the event loop.
+        public var rowCount: Int {
+            upserts.count + deletes.count + ended.count + historyRemovals.count + bound.count + (historyCleared ? 1 : 0)
+        }
+
         /// Takes note of an event the scheduler published.
         public mutating func note(_ event: ToastEvent) {
             touched = true
@@ -182,6 +188,10 @@ public final class ToastStore: @unchecked Sendable {
             // fsync per commit that only a power cut would need.
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // No checkpoint inside a commit: a commit may run on toastd's
+            // event loop, and a checkpoint syncs the file. `checkpointWAL`
+            // runs them off the loop instead (StatePersistence).
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
         }
         let database = try DatabaseQueue(path: path, configuration: configuration)
         try migrator.migrate(database)
@@ -310,6 +320,13 @@ public final class ToastStore: @unchecked Sendable {
     /// Modes are names without control characters: one a line.
     static func decodeModes(_ text: String) -> [String] {
         text.split(separator: "\n").map(String.init)
+    }
+
+    /// Copies the WAL's pages into the database file so the WAL can start
+    /// over (a passive checkpoint: it waits for nothing). Run off the event
+    /// loop, every so many commits.
+    public func checkpointWAL() throws {
+        try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
     }
 
     /// Folds the WAL into the database file (for a fixture that is one file).
