@@ -30,7 +30,7 @@ public struct SchedulerStateMachine: Sendable {
     private var clock: ToastInstant = .min
     private var nextID: ToastID = 1
     private var nextSequence: UInt64 = 1
-    private var records: [ToastID: ToastRecord] = [:]
+    private var records = RecordTable()
     private var stacks: [StackKey: Stack] = [:]
     private var identities: [Identity: ToastID] = [:]
     private var sources: [String: SourceEntry] = [:]

@@ -1,0 +1,45 @@
+import Testing
+
+@testable import ToastCore
+
+@Suite("The scheduler's record table")
+struct RecordTableTests {
+    static func record(_ id: ToastID) -> ToastRecord {
+        ToastRecord(id: id, toast: Toast(message: "m\(id)"), state: .queued, repeatCount: 1, createdAt: 0)
+    }
+
+    /// Random stores, replacements and removals against a plain dictionary.
+    @Test func behavesLikeADictionary() {
+        var table = RecordTable()
+        var model: [ToastID: ToastRecord] = [:]
+        var generator = SystemRandomNumberGenerator()
+        for step in 0..<20_000 {
+            let id = ToastID.random(in: 1...3_000, using: &generator)
+            switch Int.random(in: 0..<3, using: &generator) {
+            case 0, 1:
+                var record = Self.record(id)
+                record.repeatCount = step
+                table[id] = record
+                model[id] = record
+            default:
+                table[id] = nil
+                model[id] = nil
+            }
+            if step % 997 == 0 {
+                #expect(table.count == model.count)
+                #expect(Set(table.values.map(\.id)) == Set(model.keys))
+            }
+            #expect(table[id] == model[id])
+        }
+        for id in model.keys { #expect(table[id] == model[id]) }
+    }
+
+    @Test func aDrainedTableGivesItsMemoryBack() {
+        var table = RecordTable()
+        for id in 1...100_000 { table[ToastID(id)] = Self.record(ToastID(id)) }
+        for id in 1...99_990 { table[ToastID(id)] = nil }
+        #expect(table.count == 10)
+        #expect(table.values.capacity < 4_096)
+        for id in 99_991...100_000 { #expect(table[ToastID(id)]?.id == ToastID(id)) }
+    }
+}
