@@ -32,7 +32,7 @@ public struct SchedulerStateMachine: Sendable {
     private var nextSequence: UInt64 = 1
     private var records = RecordTable()
     private var stacks: [StackKey: Stack] = [:]
-    private var identities: [Identity: ToastID] = [:]
+    private var identities = IdentityIndex()
     private var sources: [String: SourceEntry] = [:]
     private var deadlines = DeadlineHeap()
     private var timedCount = 0
@@ -244,10 +244,15 @@ public struct SchedulerStateMachine: Sendable {
 
     public func record(_ id: ToastID) -> ToastRecord? { records[id] }
 
+    /// The live toast with this identity.
+    private func holder(of identity: Identity) -> ToastID? {
+        identities.find(identity) { records[$0].map { Identity($0.toast) } }
+    }
+
     public func record(for target: ToastTarget) -> ToastRecord? {
         switch target {
         case .id(let id): records[id]
-        case .reuseID(let reuseID, let scene): identities[.reuse(scene: scene, id: reuseID)].flatMap { records[$0] }
+        case .reuseID(let reuseID, let scene): holder(of: .reuse(scene: scene, id: reuseID)).flatMap { records[$0] }
         }
     }
 
@@ -285,7 +290,7 @@ public struct SchedulerStateMachine: Sendable {
         let identity = Identity(toast)
         let source = toast.source ?? Self.anonymousSource
 
-        if let existingID = identities[identity], let existing = records[existingID] {
+        if let existingID = holder(of: identity), let existing = records[existingID] {
             if existing.toast.alignment == toast.alignment {
                 return .added(dedupe(existing, with: toast), deduped: true, replaced: nil)
             }
@@ -380,7 +385,7 @@ public struct SchedulerStateMachine: Sendable {
         let toast = patch.applied(to: existing.toast)
         try toast.validate()
         let identity = Identity(toast)
-        if let other = identities[identity], other != existing.id {
+        if let other = holder(of: identity), other != existing.id {
             throw ToastError(
                 .conflict,
                 "the update would make toast \(existing.id) the same as live toast \(other) (same title and message)"
@@ -580,8 +585,8 @@ public struct SchedulerStateMachine: Sendable {
         if let old {
             sources[old.sourceKey]?.remove(old)
             if sources[old.sourceKey]?.isEmpty == true { sources[old.sourceKey] = nil }
-            let identity = Identity(old.toast)
-            if identities[identity] == old.id { identities[identity] = nil }
+            // A change of state keeps the identity: no need to hash it again.
+            if new.map({ !Identity.same(old.toast, $0.toast) }) ?? true { identities.remove(Identity(old.toast), old.id) }
             if old.expiresAt != nil { timedCount -= 1 }
             if old.state == .shown { shownCount -= 1 } else { queuedCount -= 1 }
         }
@@ -591,7 +596,10 @@ public struct SchedulerStateMachine: Sendable {
         }
         records[new.id] = new
         sources[new.sourceKey, default: SourceEntry()].insert(new)
-        identities[Identity(new.toast)] = new.id
+        if old.map({ $0.id != new.id || !Identity.same($0.toast, new.toast) }) ?? true {
+            let records = self.records
+            identities.insert(Identity(new.toast), new.id) { records[$0].map { Identity($0.toast) } }
+        }
         if new.state == .shown { shownCount += 1 } else { queuedCount += 1 }
         if let deadline = new.expiresAt {
             timedCount += 1
@@ -669,9 +677,15 @@ extension SchedulerStateMachine {
     /// Two toasts are the same toast when their reuse ids match, or, where
     /// neither has one, when their titles and messages match (YSnackbar's
     /// rule). Identity is scoped to a scene.
-    enum Identity: Hashable {
+    enum Identity: Hashable, Sendable {
         case reuse(scene: String, id: String)
         case content(scene: String, title: String?, message: String)
+
+        /// Whether two toasts have the same identity, without hashing.
+        static func same(_ a: Toast, _ b: Toast) -> Bool {
+            guard a.scene == b.scene, a.reuseID == b.reuseID else { return false }
+            return a.reuseID != nil || (a.title == b.title && a.message == b.message)
+        }
 
         init(_ toast: Toast) {
             if let reuseID = toast.reuseID {

@@ -43,3 +43,40 @@ struct RecordTableTests {
         for id in 99_991...100_000 { #expect(table[ToastID(id)]?.id == ToastID(id)) }
     }
 }
+
+@Suite("The identity index")
+struct IdentityIndexTests {
+    typealias Identity = SchedulerStateMachine.Identity
+
+    /// Random inserts and removals, with real hashes and with every identity
+    /// forced onto a handful of hashes: the index tells them apart exactly
+    /// as a dictionary would.
+    @Test(arguments: [false, true])
+    func behavesLikeADictionaryOfIdentities(colliding: Bool) {
+        var index = colliding ? IdentityIndex(hash: { $0.hashValue & 3 }) : IdentityIndex()
+        var model: [Identity: ToastID] = [:]
+        var holders: [ToastID: Identity] = [:]
+        var generator = SystemRandomNumberGenerator()
+        var nextID: ToastID = 1
+        for _ in 0..<20_000 {
+            let identity: Identity =
+                Bool.random(using: &generator)
+                ? .reuse(scene: "s\(Int.random(in: 0..<3, using: &generator))", id: "r\(Int.random(in: 0..<40, using: &generator))")
+                : .content(scene: "s", title: nil, message: "m\(Int.random(in: 0..<40, using: &generator))")
+            if let id = model[identity] {
+                index.remove(identity, id)
+                model[identity] = nil
+                holders[id] = nil
+            } else {
+                let id = nextID
+                nextID += 1
+                index.insert(identity, id) { holders[$0] }
+                model[identity] = id
+                holders[id] = identity
+            }
+            #expect(index.find(identity) { holders[$0] } == model[identity])
+        }
+        for (identity, id) in model { #expect(index.find(identity) { holders[$0] } == id) }
+        #expect(index.count == model.count)
+    }
+}
