@@ -246,7 +246,7 @@ public struct SchedulerStateMachine: Sendable {
 
     /// The live toast with this identity.
     private func holder(of identity: Identity) -> ToastID? {
-        identities.find(identity) { records[$0].map { Identity($0.toast) } }
+        identities.find(identity, identity: records.identity(of:))
     }
 
     public func record(for target: ToastTarget) -> ToastRecord? {
@@ -582,11 +582,12 @@ public struct SchedulerStateMachine: Sendable {
     /// The one place that changes a record: it keeps every index (identity,
     /// source, counters, deadlines) in step with the record itself.
     private mutating func store(_ new: ToastRecord?, replacing old: ToastRecord?) {
+        // A change of state keeps the identity and its entry: no need to hash it again.
+        let keepsIdentity = old.flatMap { old in new.map { $0.id == old.id && Identity.same(old.toast, $0.toast) } } ?? false
         if let old {
             sources[old.sourceKey]?.remove(old)
             if sources[old.sourceKey]?.isEmpty == true { sources[old.sourceKey] = nil }
-            // A change of state keeps the identity: no need to hash it again.
-            if new.map({ !Identity.same(old.toast, $0.toast) }) ?? true { identities.remove(Identity(old.toast), old.id) }
+            if !keepsIdentity { identities.remove(Identity(old.toast), old.id) }
             if old.expiresAt != nil { timedCount -= 1 }
             if old.state == .shown { shownCount -= 1 } else { queuedCount -= 1 }
         }
@@ -596,9 +597,9 @@ public struct SchedulerStateMachine: Sendable {
         }
         records[new.id] = new
         sources[new.sourceKey, default: SourceEntry()].insert(new)
-        if old.map({ $0.id != new.id || !Identity.same($0.toast, new.toast) }) ?? true {
+        if !keepsIdentity {
             let records = self.records
-            identities.insert(Identity(new.toast), new.id) { records[$0].map { Identity($0.toast) } }
+            identities.insert(Identity(new.toast), new.id, identity: records.identity(of:))
         }
         if new.state == .shown { shownCount += 1 } else { queuedCount += 1 }
         if let deadline = new.expiresAt {
@@ -728,4 +729,11 @@ extension SchedulerStateMachine {
 
 extension ToastRecord {
     var sourceKey: String { toast.source ?? SchedulerStateMachine.anonymousSource }
+}
+
+extension RecordTable {
+    /// The identity of a live toast, for `IdentityIndex` to check what it finds.
+    func identity(of id: ToastID) -> SchedulerStateMachine.Identity? {
+        self[id].map { SchedulerStateMachine.Identity($0.toast) }
+    }
 }

@@ -143,7 +143,7 @@ final class StatePersistence: @unchecked Sendable {
     /// commits queue behind it there until it ends.
     private func checkpointIfDue(_ store: ToastStore, _ thread: NIOThreadPool) {
         guard commitsSinceCheckpoint >= Self.checkpointEvery.commits || rowsSinceCheckpoint >= Self.checkpointEvery.rows,
-            !checkpointing
+            !checkpointing, self.store != nil
         else { return }
         commitsSinceCheckpoint = 0
         rowsSinceCheckpoint = 0

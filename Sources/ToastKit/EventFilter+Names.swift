@@ -5,7 +5,11 @@ extension EventFilter {
     /// (none: every role). Unknown role names are left out; a tool checks
     /// them first, as toast-tail and toastctl do.
     public init(scene: String?, roleNames: [String]) {
-        let roles = Set(roleNames.compactMap(ToastRole.init(rawValue:)))
-        self.init(scene: scene, roles: roles.isEmpty ? nil : roles)
+        self.init(scene: scene, anyOf: roleNames.compactMap(ToastRole.init(rawValue:)))
+    }
+
+    /// A scene and a list of roles, as options give them (none: every role).
+    public init(scene: String?, anyOf roles: [ToastRole]) {
+        self.init(scene: scene, roles: roles.isEmpty ? nil : Set(roles))
     }
 }

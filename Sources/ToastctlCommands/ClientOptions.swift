@@ -82,7 +82,7 @@ struct FilterOptions: ParsableArguments {
     @Option(help: "Only these roles (repeatable).", completion: .list(ToastRole.allCases.map(\.rawValue)))
     var role: [ToastRole] = []
 
-    var filter: EventFilter { EventFilter(scene: scene, roles: role.isEmpty ? nil : Set(role)) }
+    var filter: EventFilter { EventFilter(scene: scene, anyOf: role) }
 }
 
 extension JSONValue {
