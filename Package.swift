@@ -46,7 +46,7 @@ let package = Package(
         // The configuration file: role defaults, limits, levels, modes and rules, checked with positions.
         .target(name: "ToastConfig", dependencies: ["ToastCore", .product(name: "TOMLKit", package: "TOMLKit")]),
         // org.freedesktop.Notifications over sd-bus: toastd as the desktop's notification server.
-        .target(name: "ToastFreedesktop", dependencies: ["ToastCore", "ToastKit", "CSystemd"]),
+        .target(name: "ToastFreedesktop", dependencies: ["ToastCore", "CSystemd"]),
         // The daemon: the socket server on swift-nio around the core.
         .target(
             name: "ToastDaemon",

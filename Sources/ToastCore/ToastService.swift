@@ -86,6 +86,12 @@ public struct ToastService: Sendable {
             if case .scheduler(_, .success(let result)) = stored { return result }
             return nil
         }
+        /// The scheduler's answer or refusal, when the request was a command
+        /// (for in-process clients, which take it as a value, not a line).
+        public var schedulerResult: Result<SchedulerReply, ToastError>? {
+            if case .scheduler(_, let result) = stored { return result }
+            return nil
+        }
         public var effects: [SchedulerEffect]
         public var directive: Directive?
         /// How the request changed the history besides new ends (for durable state).

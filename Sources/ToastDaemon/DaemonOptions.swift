@@ -23,10 +23,11 @@ public struct DaemonOptions: Sendable {
     public var historySize = ProtocolInfo.defaultHistorySize
     /// Where the state lives (see `ToastStore`).
     public var storage = DaemonStorage.ephemeral
-    /// Run once the socket accepts (before READY=1): a companion that talks
-    /// to toastd over its socket, such as the freedesktop bridge. It may
-    /// report its state in `status` through the `StatusBoard`.
-    public var onListening: (@Sendable (StatusBoard) -> Void)?
+    /// Run once the socket accepts (before READY=1): a companion in toastd's
+    /// process, such as the freedesktop bridge, which sends its commands
+    /// through the `InProcessClient` and reports its state in `status`
+    /// through the `StatusBoard`.
+    public var onListening: (@Sendable (StatusBoard, InProcessClient) -> Void)?
     /// Accept connections from root as well as from our own uid.
     public var allowRoot = true
     /// A listening socket inherited from the service manager (socket

@@ -56,6 +56,13 @@ final class ToastHub: @unchecked Sendable {
     /// The newest event whose step was committed and let out: what a
     /// subscriber catching up may be given.
     private var releasedSequence: UInt64 = 0
+    /// In-process clients' outcomes of the current step, told once it is
+    /// committed, as a reply would be written.
+    private var localOutcomes: [@Sendable () -> Void] = []
+    /// In-process watchers (`InProcessClient.watch`), and the events of the
+    /// current step they will be told of once it is committed.
+    private var watchers: [@Sendable (ToastEvent) -> Void] = []
+    private var watchedEvents: [ToastEvent] = []
 
     /// `restored`: the state of a durable toastd, loaded from its store.
     init(
@@ -232,10 +239,18 @@ final class ToastHub: @unchecked Sendable {
         case nil:
             break
         }
-        switch response.schedulerReply {
+        log(response.schedulerReply)
+        if let change = response.historyChange { persistence.note(change) }
+        if let reply { send(ByteBuffer(bytes: reply), to: connection) }
+        for line in afterReply { send(ByteBuffer(bytes: line), to: connection) }
+        apply(response.effects)
+    }
+
+    private func log(_ reply: SchedulerReply?) {
+        switch reply {
         case .added(let record, _, _), .updated(let record):
             var isNew = false
-            if case .added(_, false, _) = response.schedulerReply { isNew = true }
+            if case .added(_, false, _) = reply { isNew = true }
             logger.info(
                 isNew ? "toast added" : "toast updated",
                 metadata: [
@@ -248,10 +263,36 @@ final class ToastHub: @unchecked Sendable {
         default:
             break
         }
+    }
+
+    // MARK: - In-process clients
+
+    /// Carries out a command for a client in toastd's own process (the
+    /// freedesktop bridge) as one step, exactly as a connection's line would
+    /// be (rules, role defaults, events), and tells `completion` the outcome
+    /// once the step is committed: durable before acknowledged, like a reply.
+    func perform(
+        _ envelope: RequestEnvelope, source: String, completion: @escaping @Sendable (Result<SchedulerReply, ToastError>) -> Void
+    ) {
+        loop.preconditionInEventLoop()
+        guard !isShuttingDown else {
+            completion(.failure(ToastError(.shuttingDown, "toastd is stopping")))
+            return
+        }
+        let response = service.respond(to: envelope, defaultSource: source, now: clock.now())
+        log(response.schedulerReply)
         if let change = response.historyChange { persistence.note(change) }
-        if let reply { send(ByteBuffer(bytes: reply), to: connection) }
-        for line in afterReply { send(ByteBuffer(bytes: line), to: connection) }
+        let outcome = response.schedulerResult ?? .failure(ToastError(.invalidRequest, "only commands are carried out in process"))
+        localOutcomes.append { completion(outcome) }
         apply(response.effects)
+        endStep()
+    }
+
+    /// Tells `deliver`, on the loop, of every event from now on, each once
+    /// its step is committed (what a subscriber without a filter hears).
+    func watch(_ deliver: @escaping @Sendable (ToastEvent) -> Void) {
+        loop.preconditionInEventLoop()
+        watchers.append(deliver)
     }
 
     /// A client that stopped sending and does not subscribe: close it once
@@ -271,6 +312,10 @@ final class ToastHub: @unchecked Sendable {
         loop.preconditionInEventLoop()
         let writes = outbox
         outbox = []
+        let outcomes = localOutcomes
+        localOutcomes = []
+        let events = watchedEvents
+        watchedEvents = []
         let lastSequence = service.scheduler.lastSequence
         persistence.endStep(service.scheduler) { [self] in
             releasedSequence = max(releasedSequence, lastSequence)
@@ -283,6 +328,10 @@ final class ToastHub: @unchecked Sendable {
             for connection in touched.values {
                 connection.output.flushed()
                 connection.channel.flush()
+            }
+            for outcome in outcomes { outcome() }
+            for event in events {
+                for watcher in watchers { watcher(event) }
             }
         }
     }
@@ -328,6 +377,7 @@ final class ToastHub: @unchecked Sendable {
     private func apply(_ effects: [SchedulerEffect]) {
         for publication in service.publish(effects) {
             persistence.note(publication.event)
+            if !watchers.isEmpty { watchedEvents.append(publication.event) }
             let bytes = ByteBuffer(bytes: publication.line)
             for delivery in publication.deliveries {
                 outbox.append((delivery.connection, bytes, delivery.asSubscriber ? publication.event.seq : nil))

@@ -75,7 +75,7 @@ public final class ToastServer: @unchecked Sendable {
         self.stopped = stopped
         serverChannel = channel
         installSignalHandlers()
-        options.onListening?(StatusBoard(hub: hub))
+        options.onListening?(StatusBoard(hub: hub), InProcessClient(hub: hub))
         startServiceManagerDuties()
         try stopped.futureResult.wait()
     }

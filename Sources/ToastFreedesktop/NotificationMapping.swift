@@ -236,17 +236,27 @@ public enum NotificationMapping {
         return nil
     }
 
-    /// The spec's reason for a toast's end, from its end event's name and
-    /// reason: 1 expired, 2 dismissed by the user, 3 closed by a call
-    /// (CloseNotification, `toastctl remove`), 4 undefined (replaced,
-    /// invalidated or superseded by its source, its source ended).
-    public static func closeReason(event: String, reason: String) -> UInt32? {
-        guard event == "dismissed" || event == "cancelled" else { return nil }
-        switch reason {
-        case "expired": return 1
-        case "user", "action", "cleared": return 2
-        case "removed": return 3
-        default: return 4
+    /// The spec's reason for a toast's end: 1 expired, 2 dismissed by the
+    /// user, 3 closed by a call (CloseNotification, `toastctl remove`),
+    /// 4 undefined (replaced, invalidated or superseded by its source, its
+    /// source ended, dropped by a rule). Nil for an event that is no end.
+    public static func closeReason(for event: ToastEvent.Kind) -> UInt32? {
+        switch event {
+        case .dismissed(_, let reason):
+            switch reason {
+            case .expired: 1
+            case .user, .action, .cleared: 2
+            case .removed: 3
+            case .invalidated, .replaced: 4
+            }
+        case .cancelled(_, let reason):
+            switch reason {
+            case .removed: 3
+            case .user, .action, .cleared: 2
+            case .superseded, .invalidated, .sourceEnded, .replaced, .dropped: 4
+            }
+        case .queued, .presented, .updated, .action, .paused, .resumed, .modes:
+            nil
         }
     }
 }

@@ -1,5 +1,4 @@
 import CSystemd
-import ToastKit
 import ToastCore
 
 #if canImport(Glibc)
@@ -10,12 +9,14 @@ import Glibc
 ///
 /// It runs on a thread of its own, which alone touches the `sd_bus` object
 /// (sd-bus objects belong to the thread that uses them), and it never runs
-/// on the daemon's event loop: it is a client of toastd like any other,
-/// over toastd's own socket. One connection carries the requests (a Notify
-/// is an `add`, or an `update` for `replaces_id`), a second one subscribes,
-/// and its `action` and end events become `ActionInvoked` and
-/// `NotificationClosed`. The thread polls the bus's fd (with sd-bus's own
-/// events and timeout) together with that subscription.
+/// on the daemon's event loop. It hands each call to toastd's hub in
+/// process (`NotificationBackend`: a Notify is an `add`, or an `update` for
+/// `replaces_id`) and does not wait for it: the call's message is kept
+/// and answered when the outcome, committed, comes back through a mailbox
+/// whose eventfd the thread polls beside the bus's fd (with sd-bus's own
+/// events and timeout). So a slow commit never holds up other callers.
+/// The hub's `action` and end events come the same way and become
+/// `ActionInvoked` and `NotificationClosed`.
 ///
 /// Toasts from the bus are toasts like any other: scheduled, deduped,
 /// persisted and seen by every viewer; D-Bus ids are toastd's ids.
@@ -48,20 +49,45 @@ public final class NotificationServer: @unchecked Sendable {
         }
     }
 
-    let socketPath: String
+    /// A method call waiting for toastd's outcome. Its message is referenced
+    /// until answered, and touched only on the bridge's thread.
+    struct PendingCall: @unchecked Sendable {
+        enum Kind {
+            /// `fallback`: the add to try when the `replaces_id` update finds no toast.
+            case notify(keys: [String: String], fallback: RequestEnvelope?)
+            case close
+        }
+
+        let message: OpaquePointer
+        let kind: Kind
+    }
+
+    /// What reaches the bridge's thread from the hub.
+    enum Letter: Sendable {
+        case outcome(PendingCall, Result<SchedulerReply, ToastError>)
+        /// An `action` or an end, which become signals.
+        case event(ToastEvent)
+    }
+
+    /// Where a toast from the bus comes from when its call names no app.
+    static let defaultSource = "dbus"
+
+    let backend: any NotificationBackend
     let ownership: Ownership
     let version: String
     /// Told of every change of state (from the bridge's thread).
     let onState: @Sendable (State) -> Void
     private var bus: OpaquePointer?
-    private var requests: ToastConnection?
-    private var events: ToastConnection?
+    private let mailbox = BridgeMailbox<Letter>()
     /// Each live toast's action ids → the D-Bus action keys they stand for.
-    private var actionKeys: [Int64: [String: String]] = [:]
+    private var actionKeys: [ToastID: [String: String]] = [:]
     private let stopPipe: (read: Int32, write: Int32)
 
-    public init(socketPath: String, ownership: Ownership, version: String, onState: @escaping @Sendable (State) -> Void) {
-        self.socketPath = socketPath
+    public init(
+        backend: any NotificationBackend, ownership: Ownership, version: String,
+        onState: @escaping @Sendable (State) -> Void
+    ) {
+        self.backend = backend
         self.ownership = ownership
         self.version = version
         self.onState = onState
@@ -103,8 +129,6 @@ public final class NotificationServer: @unchecked Sendable {
             } catch {
                 if let bus { sd_bus_flush_close_unref(bus) }
                 bus = nil
-                requests = nil
-                events = nil
                 // Said once per reason, not once per attempt.
                 if "\(error)" != lastFailure {
                     lastFailure = "\(error)"
@@ -115,8 +139,16 @@ public final class NotificationServer: @unchecked Sendable {
                 backoff = min(5_000, backoff * 2)
             }
         }
+        let mailbox = self.mailbox
+        backend.watch { event in
+            if Self.signals(event) { mailbox.post(.event(event)) }
+        }
         onState(.owner)
         defer {
+            mailbox.close()
+            // Calls still waiting for toastd go unanswered; their callers
+            // see the bus drop us.
+            for case .outcome(let call, _) in mailbox.take() { sd_bus_message_unref(call.message) }
             sd_bus_release_name(bus, Self.busName)
             sd_bus_flush_close_unref(bus)
             bus = nil
@@ -125,7 +157,7 @@ public final class NotificationServer: @unchecked Sendable {
             while sd_bus_process(bus, nil) > 0 {}
             var fds = [
                 pollfd(fd: sd_bus_get_fd(bus), events: Int16(sd_bus_get_events(bus)), revents: 0),
-                pollfd(fd: events?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: mailbox.fileDescriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: stopPipe.read, events: Int16(POLLIN), revents: 0),
             ]
             var deadline: UInt64 = 0
@@ -138,7 +170,9 @@ public final class NotificationServer: @unchecked Sendable {
             }
             if poll(&fds, nfds_t(fds.count), timeout) < 0 && errno != EINTR { return }
             if fds[2].revents != 0 { return }
-            if fds[1].revents != 0 { relayEvents() }
+            if fds[1].revents != 0 {
+                for letter in mailbox.take() { deliver(letter) }
+            }
         }
     }
 
@@ -146,17 +180,13 @@ public final class NotificationServer: @unchecked Sendable {
         var description: String
     }
 
-    /// Connects to the bus and to toastd and asks for the name; false when
+    /// Connects to the bus and asks for the name; false when
     /// another server owns it (toastd then leaves the bus alone).
     private func connect() throws -> Bool {
         var bus: OpaquePointer?
         var result = sd_bus_open_user(&bus)
         guard result >= 0, let bus else { throw Failure(description: "cannot reach the session bus: \(errorText(result))") }
         self.bus = bus
-        requests = try ToastConnection(path: socketPath)
-        let subscriber = try ToastConnection(path: socketPath)
-        _ = try subscriber.request(WireEncoder.request(.subscribe(Request.Subscribe(snapshot: false))), timeout: 10_000)
-        events = subscriber
         result = sd_bus_add_object(bus, nil, Self.path, { message, userdata, error in
             guard let message, let userdata else { return 0 }
             return Unmanaged<NotificationServer>.fromOpaque(userdata).takeUnretainedValue().handle(message)
@@ -207,32 +237,21 @@ public final class NotificationServer: @unchecked Sendable {
         } catch {
             return fail(message, "org.freedesktop.DBus.Error.InvalidArgs", "\(error)")
         }
-        let sender = sd_bus_message_get_sender(message).map { String(cString: $0) } ?? "dbus"
+        let sender = sd_bus_message_get_sender(message).map { String(cString: $0) } ?? Self.defaultSource
         let (toast, keys) = NotificationMapping.toast(for: notification, source: "dbus:\(sender)")
-        var result: JSONValue?
+        // The bridge never chooses an alignment or dismissibility: a role's
+        // defaults from the configuration fill them, as for any client that
+        // leaves them out.
+        let add = RequestEnvelope(request: .command(.add(toast)), defaulted: [.alignment, .dismissible])
         if notification.replacesID != 0 {
-            let update = WireEncoder.updateRequest(id: ToastID(notification.replacesID), patch: NotificationMapping.patch(for: toast))
-            if let reply = try? requests?.request(update, timeout: 10_000) { result = try? WireDecoder.reply(reply).get() }
+            let update = RequestEnvelope(
+                request: .command(.update(.id(ToastID(notification.replacesID)), NotificationMapping.patch(for: toast)))
+            )
+            submit(update, PendingCall(message: sd_bus_message_ref(message), kind: .notify(keys: keys.toKey, fallback: add)))
+        } else {
+            submit(add, PendingCall(message: sd_bus_message_ref(message), kind: .notify(keys: keys.toKey, fallback: nil)))
         }
-        do {
-            if result == nil {
-                let reply = try requests!.request(WireEncoder.request(.command(.add(toast))), timeout: 10_000)
-                switch WireDecoder.reply(reply) {
-                case .success(let added): result = added
-                case .failure(let error): return fail(message, "org.freedesktop.Notifications.Error.Refused", error.message)
-                }
-            }
-        } catch {
-            return fail(message, "org.freedesktop.DBus.Error.Failed", "toastd did not answer: \(error)")
-        }
-        guard let id = result?["id"]?.intValue, id > 0, id <= Int64(UInt32.max) else {
-            return fail(message, "org.freedesktop.DBus.Error.Failed", "toastd's id does not fit a D-Bus id")
-        }
-        actionKeys[id] = keys.toKey
-        return reply(message) { reply in
-            var value = UInt32(id)
-            sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "u")), &value)
-        }
+        return 1
     }
 
     private func close(_ message: OpaquePointer) -> Int32 {
@@ -240,52 +259,87 @@ public final class NotificationServer: @unchecked Sendable {
         guard sd_bus_message_read_basic(message, CChar(UInt8(ascii: "u")), &id) > 0 else {
             return fail(message, "org.freedesktop.DBus.Error.InvalidArgs", "CloseNotification takes an id (u)")
         }
-        // An id that is gone already is not an error worth reporting (its
-        // NotificationClosed was sent when it ended).
-        _ = try? requests?.request(WireEncoder.request(.command(.remove(.id(ToastID(id))))), timeout: 10_000)
-        return reply(message) { _ in }
+        submit(
+            RequestEnvelope(request: .command(.remove(.id(ToastID(id))))),
+            PendingCall(message: sd_bus_message_ref(message), kind: .close)
+        )
+        return 1
     }
 
-    // MARK: - Signals
-
-    /// Reads what arrived on the subscription and emits the signals.
-    private func relayEvents() {
-        guard let events else { return }
-        do {
-            try events.receive()
-        } catch {
-            self.events = nil
-            onState(.failed("toastd closed the bridge's subscription"))
-            stop()
-            return
+    /// Hands a request to toastd; its outcome comes back through the mailbox.
+    private func submit(_ request: RequestEnvelope, _ call: PendingCall) {
+        let mailbox = self.mailbox
+        backend.perform(request, source: Self.defaultSource) { outcome in
+            mailbox.post(.outcome(call, outcome))
         }
-        while let line = events.bufferedLine() {
-            if let event = try? JSONValue.parse(line), event["event"] == "shutdown" {
-                // toastd is stopping: release the name and end, quietly.
-                self.events = nil
-                stop()
-                return
+    }
+
+    /// Answers a call whose outcome came, or emits an event's signal.
+    private func deliver(_ letter: Letter) {
+        switch letter {
+        case .outcome(let call, let outcome):
+            defer { sd_bus_message_unref(call.message) }
+            switch (call.kind, outcome) {
+            case (.close, _):
+                // An id that is gone already is not an error worth reporting
+                // (its NotificationClosed was sent when it ended).
+                _ = reply(call.message) { _ in }
+            case (.notify(let keys, _), .success(let answer)):
+                guard let id = Self.busID(of: answer) else {
+                    _ = fail(call.message, "org.freedesktop.DBus.Error.Failed", "toastd's id does not fit a D-Bus id")
+                    return
+                }
+                // A toast a rule dropped ends at once; its end, which follows,
+                // forgets these keys again.
+                actionKeys[ToastID(id)] = keys
+                _ = reply(call.message) { reply in
+                    var value = id
+                    sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "u")), &value)
+                }
+            case (.notify(let keys, let fallback?), .failure):
+                // `replaces_id` names no live toast: a new one, as the spec says.
+                submit(fallback, PendingCall(message: sd_bus_message_ref(call.message), kind: .notify(keys: keys, fallback: nil)))
+            case (.notify(_, nil), .failure(let error)):
+                _ = fail(call.message, "org.freedesktop.Notifications.Error.Refused", error.message)
             }
-            guard let event = try? JSONValue.parse(line), let name = event["event"]?.stringValue,
-                let id = event["toast"]?["id"]?.intValue, id > 0, id <= Int64(UInt32.max)
-            else { continue }
-            if name == "action", let action = event["action"]?.stringValue {
-                let key = actionKeys[id]?[action] ?? action
+        case .event(let event):
+            guard let record = event.record, let id = UInt32(exactly: record.id), id != 0 else { return }
+            if case .action(_, let action) = event.kind {
+                let key = actionKeys[record.id]?[action] ?? action
                 emit("ActionInvoked") { signal in
-                    var value = UInt32(id)
+                    var value = id
                     sd_bus_message_append_basic(signal, CChar(UInt8(ascii: "u")), &value)
                     appendString(signal, key)
                 }
-            } else if let reason = NotificationMapping.closeReason(event: name, reason: event["reason"]?.stringValue ?? "") {
-                actionKeys[id] = nil
+            }
+            if event.isEnd, let reason = NotificationMapping.closeReason(for: event.kind) {
+                actionKeys[record.id] = nil
                 emit("NotificationClosed") { signal in
-                    var value = UInt32(id)
+                    var value = id
                     var why = reason
                     sd_bus_message_append_basic(signal, CChar(UInt8(ascii: "u")), &value)
                     sd_bus_message_append_basic(signal, CChar(UInt8(ascii: "u")), &why)
                 }
             }
         }
+    }
+
+    /// The D-Bus id of the toast a Notify added or updated: toastd's own,
+    /// which is never 0 and must fit a `u`.
+    static func busID(of answer: SchedulerReply) -> UInt32? {
+        switch answer {
+        case .added(let record, _, _), .updated(let record), .dropped(let record):
+            guard let id = UInt32(exactly: record.id), id != 0 else { return nil }
+            return id
+        case .ended, .invoked, .cleared, .paused, .modes, .sourceEnded, .ticked:
+            return nil
+        }
+    }
+
+    /// The events that become signals: actions and ends.
+    static func signals(_ event: ToastEvent) -> Bool {
+        if case .action = event.kind { return true }
+        return event.isEnd
     }
 
     private func emit(_ member: String, _ fill: (OpaquePointer) -> Void) {

@@ -77,10 +77,9 @@ extension Toastd {
             options.inheritedSocket = inherited.fileDescriptor
         }
         if let freedesktop {
-            let socketPath = options.socketPath
-            options.onListening = { board in
+            options.onListening = { board, client in
                 let server = NotificationServer(
-                    socketPath: socketPath, ownership: freedesktop == .replace ? .replace : .ifFree,
+                    backend: BridgeBackend(client: client), ownership: freedesktop == .replace ? .replace : .ifFree,
                     version: ProtocolInfo.toolVersion,
                     onState: { state in
                         board.set("freedesktop", state.description)

@@ -84,14 +84,28 @@ struct NotificationMappingTests {
         #expect(NotificationMapping.validateImage(width: 1 << 30, height: 1 << 30, rowstride: 1 << 30, hasAlpha: true, bitsPerSample: 8, channels: 4, bytes: 16) != nil)
     }
 
-    @Test(arguments: [
-        ("dismissed", "expired", UInt32(1)), ("dismissed", "user", 2), ("dismissed", "action", 2), ("dismissed", "cleared", 2),
-        ("dismissed", "removed", 3), ("cancelled", "removed", 3), ("dismissed", "replaced", 4), ("cancelled", "sourceEnded", 4),
-        ("dismissed", "invalidated", 4),
-    ])
-    func endReasonsBecomeCloseReasons(event: String, reason: String, code: UInt32) {
-        #expect(NotificationMapping.closeReason(event: event, reason: reason) == code)
-        #expect(NotificationMapping.closeReason(event: "presented", reason: reason) == nil)
+    /// Every end reason has its spec reason, checked against the table in
+    /// PROTOCOL.md ("The freedesktop bridge"); events that end nothing have none.
+    @Test func endReasonsBecomeCloseReasons() {
+        let record = ToastRecord(id: 7, toast: Toast(message: "m"), state: .shown, repeatCount: 1, createdAt: 0)
+        let dismissed: [DismissReason: UInt32] = [
+            .expired: 1, .user: 2, .action: 2, .cleared: 2, .removed: 3, .replaced: 4, .invalidated: 4,
+        ]
+        let cancelled: [CancelReason: UInt32] = [
+            .user: 2, .action: 2, .cleared: 2, .removed: 3, .superseded: 4, .invalidated: 4, .sourceEnded: 4,
+            .replaced: 4, .dropped: 4,
+        ]
+        #expect(Set(dismissed.keys) == Set(DismissReason.allCases))
+        #expect(Set(cancelled.keys) == Set(CancelReason.allCases))
+        for (reason, code) in dismissed {
+            #expect(NotificationMapping.closeReason(for: .dismissed(record, reason)) == code, "dismissed, \(reason)")
+        }
+        for (reason, code) in cancelled {
+            #expect(NotificationMapping.closeReason(for: .cancelled(record, reason)) == code, "cancelled, \(reason)")
+        }
+        for kind: ToastEvent.Kind in [.queued(record), .presented(record), .updated(record), .action(record, actionID: "a"), .resumed] {
+            #expect(NotificationMapping.closeReason(for: kind) == nil)
+        }
     }
 
     /// The requests a client writes read back to what was meant.

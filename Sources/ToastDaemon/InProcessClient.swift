@@ -1,0 +1,26 @@
+import ToastCore
+
+/// A client inside toastd's own process (the freedesktop bridge). Its
+/// commands are carried out like a connection's lines (rules, role
+/// defaults, dedupe, events for every subscriber), without a socket or
+/// JSON between them, and each outcome comes once its step is committed, as
+/// a reply would. Safe from any thread; the callbacks run on the hub's loop
+/// and must not block it.
+public struct InProcessClient: Sendable {
+    let hub: ToastHub
+
+    /// Carries out `request` as one step; toasts without a source get `source`.
+    public func perform(
+        _ request: RequestEnvelope, source: String,
+        completion: @escaping @Sendable (Result<SchedulerReply, ToastError>) -> Void
+    ) {
+        let hub = self.hub
+        hub.loop.execute { hub.perform(request, source: source, completion: completion) }
+    }
+
+    /// Tells `deliver` of every event from now on, each once it is committed.
+    public func watch(_ deliver: @escaping @Sendable (ToastEvent) -> Void) {
+        let hub = self.hub
+        hub.loop.execute { hub.watch(deliver) }
+    }
+}
