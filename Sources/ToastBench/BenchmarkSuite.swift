@@ -16,6 +16,9 @@ public struct BenchmarkSuite {
         /// This program, which serves the swift-nio echo baseline.
         public var bench: String
         public var socat: String?
+        /// toastd linked the default way (the Swift libraries as shared
+        /// objects), for its idle RSS beside `toastd`'s.
+        public var toastdDynamic: String?
         /// notify-send, when a dunst on a private bus is ready (scripts/bench.sh --with-dunst).
         public var notifySend: String?
         public var dunstPID: Int32?
@@ -46,11 +49,13 @@ public struct BenchmarkSuite {
     /// a state directory of its own), logging only notices (an info line per
     /// toast would measure the logger), and limits high enough for 1M toasts.
     /// `ephemeral` is the in-memory baseline for the cost of persistence.
-    func startToastd(ephemeral: Bool = false, extra: [String] = [], environment: [String: String] = [:]) throws -> ServerUnderTest {
+    func startToastd(
+        ephemeral: Bool = false, extra: [String] = [], environment: [String: String] = [:], executable: String? = nil
+    ) throws -> ServerUnderTest {
         // Never the benchmarking user's own ~/.config/toastd/config.toml.
         let environment = ["XDG_CONFIG_HOME": "/nonexistent/toastd-bench"].merging(environment) { $1 }
         return try ServerUnderTest(
-            name: "toastd", executable: programs.toastd,
+            name: "toastd", executable: executable ?? programs.toastd,
             arguments: [
                 "--socket", "{socket}", "--log-level", "notice", "--log-target", "stderr", "--max-toasts", "2000000",
                 "--max-toasts-per-source", "2000000", "--max-connections", "1024",
@@ -197,23 +202,38 @@ public struct BenchmarkSuite {
             table.add(client.name, Figure.fixed(samples.median), Figure.fixed(samples.percentile(99)), Figure.ratio(samples.median / toastd))
         }
         print("## 6. D-Bus\n\nOne-shot `notify-send x`, whole process, interleaved:\n\n" + table.markdown + "\n")
-        let seconds = quick ? 1.0 : 3.0
-        let rates = [
-            ("toastd --freedesktop", try DBusBenchmark.rate(address: bus.address, seconds: seconds)),
-            ("dunst", try DBusBenchmark.rate(address: dunstBus, seconds: seconds)),
+        // The same persistent client against each, taking turns; toastd also
+        // --ephemeral (what the commit costs) and the bus's own floor.
+        let ephemeralBus = try DBusBenchmark.PrivateBus()
+        let ephemeral = try startToastd(
+            ephemeral: true, extra: ["--freedesktop"], environment: ["DBUS_SESSION_BUS_ADDRESS": ephemeralBus.address]
+        )
+        defer { ephemeral.stop() }
+        try DBusBenchmark.waitForServer(ephemeralBus.address, name: "toastd")
+        let callers = [
+            try DBusBenchmark.Caller(name: "toastd --freedesktop", address: bus.address, call: .notify),
+            try DBusBenchmark.Caller(name: "dunst", address: dunstBus, call: .notify),
+            try DBusBenchmark.Caller(name: "toastd --freedesktop --ephemeral", address: ephemeralBus.address, call: .notify),
+            try DBusBenchmark.Caller(name: "toastd, GetServerInformation (the bus's floor)", address: bus.address, call: .serverInformation),
         ]
-        var persistent = Table("server", "Notify calls/s", "median ms", "p99 ms", "× dunst")
-        let dunst = rates[1].1.callsPerSecond
-        for (name, rate) in rates {
+        let rounds = quick ? 5 : 15
+        let seconds = 0.2
+        let rates = try DBusBenchmark.rates(callers, rounds: rounds, seconds: seconds)
+        var persistent = Table("server", "calls/s", "median ms", "p99 ms", "× dunst")
+        let dunst = rates[1].callsPerSecond
+        for (caller, rate) in zip(callers, rates) {
             persistent.add(
-                name, Figure.count(rate.callsPerSecond), Figure.fixed(rate.latencies.median), Figure.fixed(rate.latencies.percentile(99)),
-                Figure.ratio(rate.callsPerSecond / dunst)
+                caller.name, Figure.count(rate.callsPerSecond), Figure.fixed(rate.latencies.median),
+                Figure.fixed(rate.latencies.percentile(99)), Figure.ratio(rate.callsPerSecond / dunst)
             )
         }
-        print("A persistent client's synchronous Notify calls for \(Figure.fixed(seconds, 0)) s (same text each time):\n\n" + persistent.markdown + "\n")
+        print(
+            "A persistent client's synchronous calls (Notify with the same text unless named), "
+                + "\(rounds) rounds of \(Figure.fixed(seconds, 1)) s each, the servers taking turns:\n\n" + persistent.markdown + "\n"
+        )
         print(
             "notify-send: dunst / toastd = \(Figure.ratio(oneShot[clients[1].name]!.median / toastd)) (target ≥ 1×); "
-                + "persistent: toastd / dunst = \(Figure.ratio(rates[0].1.callsPerSecond / dunst)) (target ≥ 10×)\n"
+                + "persistent: toastd / dunst = \(Figure.ratio(rates[0].callsPerSecond / dunst)) (target ≥ 10×)\n"
         )
     }
 
@@ -251,6 +271,12 @@ public struct BenchmarkSuite {
         table.add("idle", Figure.fixed(Double(result.idle) / 1024, 1))
         for (count, rss) in result.queued {
             table.add("\(Figure.count(Double(count))) toasts queued", Figure.fixed(Double(rss) / 1024, 1))
+        }
+        if let dynamic = programs.toastdDynamic {
+            let server = try startToastd(executable: dynamic)
+            usleep(300_000)
+            table.add("idle, the Swift libraries linked dynamically", Figure.fixed(Double(server.process.memory.rss) / 1024, 1))
+            server.stop()
         }
         if let dunst = programs.dunstPID {
             table.add("dunst idle (peer)", Figure.fixed(Double(ChildProcess.memory(of: dunst).rss) / 1024, 1))

@@ -13,7 +13,7 @@ struct ToastBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "toast-bench",
         abstract: "Measure toastd against its peers and its floor, and soak it.",
-        subcommands: [Run.self, Soak.self, NIOEcho.self],
+        subcommands: [Run.self, Soak.self, NIOEcho.self, NotifyRate.self],
         defaultSubcommand: Run.self
     )
 
@@ -23,6 +23,7 @@ struct ToastBenchCommand: ParsableCommand {
         @Option(help: "toastctl to measure (as installed: static).") var toastctl: String
         @Option(name: .customLong("c-oneshot"), help: "bench/oneshot.c, built.") var cOneShot: String
         @Option(name: .customLong("c-echo"), help: "bench/echo.c, built.") var cEcho: String
+        @Option(name: .customLong("toastd-dynamic"), help: "toastd linked dynamically, for its idle RSS beside --toastd's.") var toastdDynamic: String?
         @Option(help: "socat, for the one-shot comparison.") var socat: String?
         @Option(name: .customLong("notify-send"), help: "notify-send, when dunst runs on the session bus in the environment.") var notifySend: String?
         @Option(name: .customLong("dunst-pid"), help: "dunst's pid, for its idle RSS.") var dunstPID: Int32?
@@ -34,6 +35,7 @@ struct ToastBenchCommand: ParsableCommand {
                 toastd: toastd, toastctl: toastctl, cOneShot: cOneShot, cEcho: cEcho, bench: Self.selfPath()
             )
             programs.socat = socat
+            programs.toastdDynamic = toastdDynamic
             programs.notifySend = notifySend
             programs.dunstPID = dunstPID
             programs.allocations = { toastd_allocation_count() }
@@ -90,6 +92,26 @@ struct ToastBenchCommand: ParsableCommand {
                 for failure in report.failures { printError("soak: \(failure)") }
                 throw ExitCode(1)
             }
+        }
+    }
+
+    struct NotifyRate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "notify-rate",
+            abstract: "A persistent client's synchronous Notify calls against the server on a bus (for profiling it)."
+        )
+        @Option(help: "The bus's address (default: DBUS_SESSION_BUS_ADDRESS).") var address: String?
+        @Option(help: "How long to call, in seconds.") var seconds: Double = 5
+        func run() throws {
+            guard let address = address ?? getenv("DBUS_SESSION_BUS_ADDRESS").map({ String(cString: $0) }) else {
+                throw ValidationError("no bus: give --address or set DBUS_SESSION_BUS_ADDRESS")
+            }
+            let caller = try DBusBenchmark.Caller(name: "Notify", address: address, call: .notify)
+            let rate = try DBusBenchmark.rates([caller], rounds: 1, seconds: seconds)[0]
+            print(
+                "\(Figure.count(rate.callsPerSecond)) calls/s, median \(Figure.fixed(rate.latencies.median)) ms, "
+                    + "p99 \(Figure.fixed(rate.latencies.percentile(99))) ms"
+            )
         }
     }
 
