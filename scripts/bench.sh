@@ -73,6 +73,6 @@ fi
 echo "# toastd benchmarks, $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -r)"
 echo
 "$RELEASE_BIN/toast-bench" run "${quick[@]}" "${peer[@]}" \
-    --toastd "$RELEASE_BIN/toastd" --toastctl "$TOASTCTL_BIN" \
+    --toastd "$TOASTD_BIN" --toastd-dynamic "$RELEASE_BIN/toastd" --toastctl "$TOASTCTL_BIN" \
     --c-oneshot .build-bench/oneshot --c-echo .build-bench/echo --socat "$(command -v socat)" \
     "${scenarios[@]}"

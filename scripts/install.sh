@@ -21,6 +21,7 @@ for argument in "$@"; do
 done
 
 BIN_DIR="${TOASTD_BIN_DIR:-}"
+TOASTD=""
 TOASTCTL=""
 if [ -z "$BIN_DIR" ]; then
     source scripts/ensure-packages.sh
@@ -31,6 +32,7 @@ if [ -z "$BIN_DIR" ]; then
         quiet_build -c release --product "$product"
     done
     BIN_DIR="$RELEASE_BIN"
+    TOASTD="$TOASTD_BIN"      # the Swift libraries linked in: smaller at rest
     TOASTCTL="$TOASTCTL_BIN"  # static: a one-shot toastctl add starts in about a millisecond
 fi
 PREFIX="$HOME/.local"
@@ -39,9 +41,10 @@ UNITS="${XDG_CONFIG_HOME:-$HOME/.config}/systemd/user"
 install -d -m 755 "$PREFIX/bin" "$UNITS" "$PREFIX/share/doc/toastd" "$PREFIX/share/man/man1" \
     "$PREFIX/share/bash-completion/completions" "$PREFIX/share/zsh/site-functions" \
     "${XDG_CONFIG_HOME:-$HOME/.config}/fish/completions"
-for tool in toastd toast-tail toast-notify; do
+for tool in toast-tail toast-notify; do
     install -m 755 "$BIN_DIR/$tool" "$PREFIX/bin/$tool"
 done
+install -m 755 "${TOASTD:-$BIN_DIR/toastd}" "$PREFIX/bin/toastd"
 install -m 755 "${TOASTCTL:-$BIN_DIR/toastctl}" "$PREFIX/bin/toastctl"
 # The units name %h/.local/bin/toastd, which is where it just went.
 install -m 644 systemd/toastd.socket systemd/toastd.service systemd/toast-notify.service "$UNITS/"
