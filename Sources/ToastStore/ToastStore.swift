@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import ToastCore
 
 #if canImport(Glibc)
@@ -280,41 +281,72 @@ public final class ToastStore: @unchecked Sendable {
 
     /// Commits one batch in one transaction.
     public func commit(_ batch: Batch) throws {
-        try database.write { db in
-            let upsert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO toast(id, body) VALUES (?, ?)")
-            for record in batch.upserts.values {
-                try upsert.execute(arguments: [record.id, Self.encode(record)])
+        let counters = Counters(
+            nextID: batch.nextID, lastSequence: batch.lastSequence, pausedLevel: batch.pausedLevel, modes: batch.modes
+        )
+        let written = writtenCounters.withLock { $0 }
+        // BEGIN and COMMIT as cached statements: GRDB's `write` parses both
+        // anew each time, a tenth of a small step's time on the event loop.
+        try database.writeWithoutTransaction { db in
+            try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
+            do {
+                try write(batch, counters: counters, over: written, db)
+                try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+            } catch {
+                try? db.rollback()
+                throw error
             }
-            let delete = try db.cachedStatement(sql: "DELETE FROM toast WHERE id = ?")
-            for id in batch.deletes { try delete.execute(arguments: [id]) }
-            if batch.historyCleared { try db.execute(sql: "DELETE FROM history") }
-            let removeEntry = try db.cachedStatement(sql: "DELETE FROM history WHERE id = ?")
-            for id in batch.historyRemovals { try removeEntry.execute(arguments: [id]) }
-            if !batch.ended.isEmpty {
-                let insert = try db.cachedStatement(
-                    sql: "INSERT OR REPLACE INTO history(seq, id, ended_at, shown, reason, body) VALUES (?, ?, ?, ?, ?, ?)"
-                )
-                for entry in batch.ended {
-                    try insert.execute(
-                        arguments: [entry.seq, entry.record.id, entry.endedAt, entry.shown, entry.reason, Self.encode(entry.record)]
-                    )
-                }
-                try db.cachedStatement(
-                    sql: "DELETE FROM history WHERE seq <= (SELECT seq FROM history ORDER BY seq DESC LIMIT 1 OFFSET ?)"
-                ).execute(arguments: [historySize])
-            }
-            for (source, bound) in batch.bound {
-                try db.execute(
-                    sql: bound ? "INSERT OR IGNORE INTO bound_source(source) VALUES (?)" : "DELETE FROM bound_source WHERE source = ?",
-                    arguments: [source]
-                )
-            }
-            let meta = try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)")
-            try meta.execute(arguments: ["nextID", batch.nextID])
-            try meta.execute(arguments: ["lastSequence", batch.lastSequence])
-            try meta.execute(arguments: ["pausedLevel", batch.pausedLevel])
-            try meta.execute(arguments: ["modes", batch.modes.joined(separator: "\n")])
         }
+        writtenCounters.withLock { $0 = counters }
+    }
+
+    /// The scheduler's counters a batch carries, kept in `meta`.
+    struct Counters: Equatable {
+        var nextID: ToastID
+        var lastSequence: UInt64
+        var pausedLevel: Int
+        var modes: [String]
+    }
+
+    /// The counters the file holds since the last commit (nil before the
+    /// first): a commit writes only those that changed, usually just the
+    /// last sequence number.
+    private let writtenCounters = Mutex<Counters?>(nil)
+
+    private func write(_ batch: Batch, counters: Counters, over written: Counters?, _ db: Database) throws {
+        let upsert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO toast(id, body) VALUES (?, ?)")
+        for record in batch.upserts.values {
+            try upsert.execute(arguments: [record.id, Self.encode(record)])
+        }
+        let delete = try db.cachedStatement(sql: "DELETE FROM toast WHERE id = ?")
+        for id in batch.deletes { try delete.execute(arguments: [id]) }
+        if batch.historyCleared { try db.execute(sql: "DELETE FROM history") }
+        let removeEntry = try db.cachedStatement(sql: "DELETE FROM history WHERE id = ?")
+        for id in batch.historyRemovals { try removeEntry.execute(arguments: [id]) }
+        if !batch.ended.isEmpty {
+            let insert = try db.cachedStatement(
+                sql: "INSERT OR REPLACE INTO history(seq, id, ended_at, shown, reason, body) VALUES (?, ?, ?, ?, ?, ?)"
+            )
+            for entry in batch.ended {
+                try insert.execute(
+                    arguments: [entry.seq, entry.record.id, entry.endedAt, entry.shown, entry.reason, Self.encode(entry.record)]
+                )
+            }
+            try db.cachedStatement(
+                sql: "DELETE FROM history WHERE seq <= (SELECT seq FROM history ORDER BY seq DESC LIMIT 1 OFFSET ?)"
+            ).execute(arguments: [historySize])
+        }
+        for (source, bound) in batch.bound {
+            try db.execute(
+                sql: bound ? "INSERT OR IGNORE INTO bound_source(source) VALUES (?)" : "DELETE FROM bound_source WHERE source = ?",
+                arguments: [source]
+            )
+        }
+        let meta = try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)")
+        if written?.nextID != counters.nextID { try meta.execute(arguments: ["nextID", counters.nextID]) }
+        if written?.lastSequence != counters.lastSequence { try meta.execute(arguments: ["lastSequence", counters.lastSequence]) }
+        if written?.pausedLevel != counters.pausedLevel { try meta.execute(arguments: ["pausedLevel", counters.pausedLevel]) }
+        if written?.modes != counters.modes { try meta.execute(arguments: ["modes", counters.modes.joined(separator: "\n")]) }
     }
 
     /// Modes are names without control characters: one a line.

@@ -73,6 +73,43 @@ struct ToastStoreTests {
         #expect(restored.snapshot().toasts == service.scheduler.snapshot().toasts)
     }
 
+    /// A commit writes only the counters that changed since the last one;
+    /// what the next start reads is still the newest value of each, also
+    /// when one goes back to an earlier value or a new store takes over.
+    @Test func countersReadBackAsLastCommittedWhenOnlyChangesAreWritten() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func batch(_ nextID: ToastID, _ seq: UInt64, _ paused: Int, _ modes: [String]) -> ToastStore.Batch {
+            var batch = ToastStore.Batch()
+            batch.nextID = nextID
+            batch.lastSequence = seq
+            batch.pausedLevel = paused
+            batch.modes = modes
+            return batch
+        }
+        let steps = [
+            [batch(5, 10, 70, ["work"]), batch(5, 11, 0, []), batch(6, 12, 0, [])],
+            [batch(6, 13, 0, []), batch(6, 14, 70, ["work", "dnd"]), batch(6, 15, 70, ["work", "dnd"])],
+        ]
+        var expected = (nextID: ToastID(1), seq: UInt64(0), paused: 0, modes: [String]())
+        for run in steps {
+            let (store, loaded) = try ToastStore.open(directory: directory, historySize: 10)
+            #expect(loaded.state.nextID == expected.nextID)
+            #expect(loaded.state.lastSequence == expected.seq)
+            #expect(loaded.state.pausedLevel == expected.paused)
+            #expect(loaded.state.modes == expected.modes)
+            for step in run {
+                try store.commit(step)
+                expected = (step.nextID, step.lastSequence, step.pausedLevel, step.modes)
+            }
+        }
+        let (_, loaded) = try ToastStore.open(directory: directory, historySize: 10)
+        #expect(loaded.state.nextID == 6)
+        #expect(loaded.state.lastSequence == 15)
+        #expect(loaded.state.pausedLevel == 70)
+        #expect(loaded.state.modes == ["work", "dnd"])
+    }
+
     @Test func historyKeepsOnlyTheNewestEntries() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
