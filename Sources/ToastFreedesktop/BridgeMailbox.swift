@@ -53,8 +53,12 @@ final class BridgeMailbox<Letter: Sendable>: Sendable {
         }
     }
 
-    /// From now on letters are dropped: the reader has gone.
-    func close() {
-        letters.withLock { $0 = nil }
+    /// From now on letters are dropped: the reader has gone. Returns the
+    /// letters it had not taken yet.
+    func close() -> [Letter] {
+        letters.withLock { letters in
+            defer { letters = nil }
+            return letters ?? []
+        }
     }
 }

@@ -13,8 +13,8 @@ import Glibc
 /// process (`NotificationBackend`: a Notify is an `add`, or an `update` for
 /// `replaces_id`) and does not wait for it: the call's message is kept
 /// and answered when the outcome, committed, comes back through a mailbox
-/// whose eventfd the thread polls beside the bus's fd (with sd-bus's own
-/// events and timeout). So a slow commit never holds up other callers.
+/// whose wake-up pipe the thread polls beside the bus's fd (with sd-bus's
+/// own events and timeout). So a slow commit never holds up other callers.
 /// The hub's `action` and end events come the same way and become
 /// `ActionInvoked` and `NotificationClosed`.
 ///
@@ -145,10 +145,9 @@ public final class NotificationServer: @unchecked Sendable {
         }
         onState(.owner)
         defer {
-            mailbox.close()
             // Calls still waiting for toastd go unanswered; their callers
             // see the bus drop us.
-            for case .outcome(let call, _) in mailbox.take() { sd_bus_message_unref(call.message) }
+            for case .outcome(let call, _) in mailbox.close() { sd_bus_message_unref(call.message) }
             sd_bus_release_name(bus, Self.busName)
             sd_bus_flush_close_unref(bus)
             bus = nil
