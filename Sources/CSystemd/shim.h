@@ -5,3 +5,25 @@
 #include <sys/uio.h>
 // sd-bus, for the org.freedesktop.Notifications bridge (Sources/ToastFreedesktop).
 #include <systemd/sd-bus.h>
+
+// epoll, for the bridge's watcher thread (Sources/ToastFreedesktop/BusWatcher.swift):
+// Glibc's Swift module leaves it out, and `struct epoll_event` is packed.
+#include <sys/epoll.h>
+#include <stdint.h>
+
+static inline int toastd_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+/// Adds (`add` != 0) or re-arms `fd` for `events` (poll(2) bits), one-shot
+/// when `oneshot` != 0; `token` comes back from toastd_epoll_wait.
+static inline int toastd_epoll_set(int epfd, int fd, int add, uint32_t events, int oneshot, uint64_t token) {
+    struct epoll_event event = { .events = events | (oneshot ? EPOLLONESHOT : 0), .data = { .u64 = token } };
+    return epoll_ctl(epfd, add ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event);
+}
+
+/// Waits for one fd; returns 1 with its token, 0 on timeout, -1 on error.
+static inline int toastd_epoll_wait(int epfd, int timeout_ms, uint64_t *token) {
+    struct epoll_event event;
+    int ready = epoll_wait(epfd, &event, 1, timeout_ms);
+    if (ready == 1) *token = event.data.u64;
+    return ready;
+}

@@ -9,6 +9,12 @@ import ToastCore
 public struct InProcessClient: Sendable {
     let hub: ToastHub
 
+    /// Runs `work` on the hub's event loop, where the callbacks below run
+    /// too; after whatever runs there now, even when called from the loop.
+    public func execute(_ work: @escaping @Sendable () -> Void) {
+        hub.loop.execute(work)
+    }
+
     /// Carries out `request` as one step; toasts without a source get `source`.
     public func perform(
         _ request: RequestEnvelope, source: String,

@@ -7,16 +7,22 @@ import Glibc
 
 /// toastd as `org.freedesktop.Notifications` (spec 1.2) on the session bus.
 ///
-/// It runs on a thread of its own, which alone touches the `sd_bus` object
-/// (sd-bus objects belong to the thread that uses them), and it never runs
-/// on the daemon's event loop. It hands each call to toastd's hub in
-/// process (`NotificationBackend`: a Notify is an `add`, or an `update` for
-/// `replaces_id`) and does not wait for it: the call's message is kept
-/// and answered when the outcome, committed, comes back through a mailbox
-/// whose wake-up pipe the thread polls beside the bus's fd (with sd-bus's
-/// own events and timeout). So a slow commit never holds up other callers.
-/// The hub's `action` and end events come the same way and become
-/// `ActionInvoked` and `NotificationClosed`.
+/// The `sd_bus` object lives on the backend's executor, toastd's event loop,
+/// which alone touches it once connected (sd-bus objects belong to the
+/// thread that uses them): sd-bus runs on the loop through its fd, events
+/// and timeout. A watcher thread (`BusWatcher`) connects, asks for the name
+/// (both block, so never on the loop), and then only waits for the fd and
+/// hands each readiness to the loop, where `sd_bus_process` runs and the
+/// calls are answered. So a Notify costs one thread hand-off, and sd-bus
+/// never blocks the loop: its socket is non-blocking and toastd makes no
+/// synchronous calls on it after connecting.
+///
+/// Each call goes to toastd's hub in process (`NotificationBackend`: a Notify
+/// is an `add`, or an `update` for `replaces_id`); its message is kept and
+/// answered when the outcome, committed, comes back. The hub's `action` and
+/// end events become `ActionInvoked` and `NotificationClosed`. If the bus
+/// goes away, the watcher connects again (with backoff) and asks for the
+/// name again.
 ///
 /// Toasts from the bus are toasts like any other: scheduled, deduped,
 /// persisted and seen by every viewer; D-Bus ids are toastd's ids.
@@ -50,7 +56,7 @@ public final class NotificationServer: @unchecked Sendable {
     }
 
     /// A method call waiting for toastd's outcome. Its message is referenced
-    /// until answered, and touched only on the bridge's thread.
+    /// until answered, and touched only on the executor.
     struct PendingCall: @unchecked Sendable {
         enum Kind {
             /// `fallback`: the add to try when the `replaces_id` update finds no toast.
@@ -62,26 +68,21 @@ public final class NotificationServer: @unchecked Sendable {
         let kind: Kind
     }
 
-    /// What reaches the bridge's thread from the hub.
-    enum Letter: Sendable {
-        case outcome(PendingCall, Result<SchedulerReply, ToastError>)
-        /// An `action` or an end, which become signals.
-        case event(ToastEvent)
-    }
-
     /// Where a toast from the bus comes from when its call names no app.
     static let defaultSource = "dbus"
 
     let backend: any NotificationBackend
     let ownership: Ownership
     let version: String
-    /// Told of every change of state (from the bridge's thread).
+    /// Told of every change of state (from either thread).
     let onState: @Sendable (State) -> Void
+    private let watcher = BusWatcher()
+
+    // On the executor only, once the watcher has handed the connection over.
     private var bus: OpaquePointer?
-    private let mailbox = BridgeMailbox<Letter>()
     /// Each live toast's action ids → the D-Bus action keys they stand for.
     private var actionKeys: [ToastID: [String: String]] = [:]
-    private let stopPipe: (read: Int32, write: Int32)
+    private var watchingEvents = false
 
     public init(
         backend: any NotificationBackend, ownership: Ownership, version: String,
@@ -91,86 +92,45 @@ public final class NotificationServer: @unchecked Sendable {
         self.ownership = ownership
         self.version = version
         self.onState = onState
-        var fds: [Int32] = [0, 0]
-        pipe(&fds)
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        stopPipe = (fds[0], fds[1])
     }
 
-    /// Starts the bridge's thread.
+    /// Starts the watcher's thread, which connects.
     public func start() {
         var thread = pthread_t()
         let server = Unmanaged.passRetained(self).toOpaque()
         pthread_create(&thread, nil, { argument in
             let server = Unmanaged<NotificationServer>.fromOpaque(argument!).takeRetainedValue()
-            server.run()
+            server.watch()
             return nil
         }, server)
         pthread_detach(thread)
     }
 
-    /// Asks the thread to release the name and end.
+    /// Releases the name and leaves the bus.
     public func stop() {
-        var byte: UInt8 = 1
-        _ = write(stopPipe.write, &byte, 1)
+        watcher.stop()
     }
 
-    // MARK: - The thread
+    // MARK: - The watcher's thread
 
-    private func run() {
-        // A session bus may come up after toastd (socket activation at login):
-        // retry with backoff (0.25 s doubling to 5 s) until it answers.
-        var backoff: Int32 = 250
-        var lastFailure = ""
-        while true {
-            do {
-                guard try connect() else { return }
-                break
-            } catch {
-                if let bus { sd_bus_flush_close_unref(bus) }
-                bus = nil
-                // Said once per reason, not once per attempt.
-                if "\(error)" != lastFailure {
-                    lastFailure = "\(error)"
-                    onState(.failed("\(error); retrying"))
+    private func watch() {
+        while let bus = connect() {
+            let fd = sd_bus_get_fd(bus)
+            guard watcher.watch(fd, events: sd_bus_get_events(bus)) else {
+                onState(.failed("cannot watch the bus connection: \(String(cString: strerror(errno)))"))
+                sd_bus_flush_close_unref(bus)
+                return
+            }
+            let handOver = HandOver(bus: bus)
+            backend.execute { self.attach(handOver.bus) }
+            waiting: while true {
+                switch watcher.wait() {
+                case .readable, .deadline: backend.execute { self.pump() }
+                case .lost: break waiting
+                case .stopped:
+                    backend.execute { self.detach() }
+                    return
                 }
-                var stop = pollfd(fd: stopPipe.read, events: Int16(POLLIN), revents: 0)
-                if poll(&stop, 1, backoff) > 0 { return }
-                backoff = min(5_000, backoff * 2)
-            }
-        }
-        let mailbox = self.mailbox
-        backend.watch { event in
-            if Self.signals(event) { mailbox.post(.event(event)) }
-        }
-        onState(.owner)
-        defer {
-            // Calls still waiting for toastd go unanswered; their callers
-            // see the bus drop us.
-            for case .outcome(let call, _) in mailbox.close() { sd_bus_message_unref(call.message) }
-            sd_bus_release_name(bus, Self.busName)
-            sd_bus_flush_close_unref(bus)
-            bus = nil
-        }
-        while true {
-            while sd_bus_process(bus, nil) > 0 {}
-            var fds = [
-                pollfd(fd: sd_bus_get_fd(bus), events: Int16(sd_bus_get_events(bus)), revents: 0),
-                pollfd(fd: mailbox.fileDescriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: stopPipe.read, events: Int16(POLLIN), revents: 0),
-            ]
-            var deadline: UInt64 = 0
-            var timeout: Int32 = -1
-            if sd_bus_get_timeout(bus, &deadline) > 0 && deadline != UInt64.max {
-                var now = timespec()
-                clock_gettime(CLOCK_MONOTONIC, &now)
-                let microseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
-                timeout = deadline > microseconds ? Int32(clamping: (deadline - microseconds + 999) / 1_000) : 0
-            }
-            if poll(&fds, nfds_t(fds.count), timeout) < 0 && errno != EINTR { return }
-            if fds[2].revents != 0 { return }
-            if fds[1].revents != 0 {
-                for letter in mailbox.take() { deliver(letter) }
             }
         }
     }
@@ -179,13 +139,41 @@ public final class NotificationServer: @unchecked Sendable {
         var description: String
     }
 
-    /// Connects to the bus and asks for the name; false when
-    /// another server owns it (toastd then leaves the bus alone).
-    private func connect() throws -> Bool {
-        var bus: OpaquePointer?
+    /// A connection on its way from the watcher's thread, which made it, to
+    /// the executor, which alone uses it from then on.
+    private struct HandOver: @unchecked Sendable {
+        let bus: OpaquePointer
+    }
+
+    /// A connection that owns the name, or nil when another server owns it
+    /// (toastd then leaves the bus alone) or the bridge was stopped. A
+    /// session bus may come up after toastd (socket activation at login), or
+    /// restart under it: this retries with backoff (0.25 s doubling to 5 s)
+    /// until it answers.
+    private func connect() -> OpaquePointer? {
+        var backoff: Int32 = 250
+        var lastFailure = ""
+        while true {
+            var bus: OpaquePointer?
+            do {
+                return try connect(&bus)
+            } catch {
+                if let bus { sd_bus_flush_close_unref(bus) }
+                // Said once per reason, not once per attempt.
+                if "\(error)" != lastFailure {
+                    lastFailure = "\(error)"
+                    onState(.failed("\(error); retrying"))
+                }
+                watcher.setDeadline(BusWatcher.monotonicMicroseconds() + UInt64(backoff) * 1_000)
+                if watcher.wait() == .stopped { return nil }
+                backoff = min(5_000, backoff * 2)
+            }
+        }
+    }
+
+    private func connect(_ bus: inout OpaquePointer?) throws -> OpaquePointer? {
         var result = sd_bus_open_user(&bus)
         guard result >= 0, let bus else { throw Failure(description: "cannot reach the session bus: \(errorText(result))") }
-        self.bus = bus
         result = sd_bus_add_object(bus, nil, Self.path, { message, userdata, error in
             guard let message, let userdata else { return 0 }
             return Unmanaged<NotificationServer>.fromOpaque(userdata).takeUnretainedValue().handle(message)
@@ -197,11 +185,65 @@ public final class NotificationServer: @unchecked Sendable {
             let hint = ownership == .ifFree ? " (toastd --freedesktop=replace takes it over)" : " and does not let it go"
             onState(.notOwner("another notification server owns it" + hint))
             sd_bus_flush_close_unref(bus)
-            self.bus = nil
-            return false
+            return nil
         }
         guard result >= 0 else { throw Failure(description: "cannot own \(Self.busName): \(errorText(result))") }
-        return true
+        return bus
+    }
+
+    // MARK: - On the executor
+
+    private func attach(_ bus: OpaquePointer) {
+        self.bus = bus
+        if !watchingEvents {
+            watchingEvents = true
+            backend.watch { event in
+                if Self.signals(event) { self.signal(event) }
+            }
+        }
+        onState(.owner)
+        pump()
+    }
+
+    /// Processes whatever the connection has, then re-arms the watcher.
+    private func pump() {
+        guard let bus else { return }
+        var result: Int32
+        repeat { result = sd_bus_process(bus, nil) } while result > 0
+        guard result >= 0 else { return lose(result) }
+        rearm(bus)
+    }
+
+    private func rearm(_ bus: OpaquePointer) {
+        let events = sd_bus_get_events(bus)
+        guard events >= 0 else { return lose(events) }
+        watcher.rearm(sd_bus_get_fd(bus), events: events)
+        var deadline = UInt64.max
+        watcher.setDeadline(sd_bus_get_timeout(bus, &deadline) >= 0 ? deadline : .max)
+    }
+
+    /// After a send outside `pump`: if sd-bus could not write it all, the
+    /// watcher must wait for room too.
+    private func flushLater(_ bus: OpaquePointer) {
+        if sd_bus_get_events(bus) & Int32(POLLOUT) != 0 { rearm(bus) }
+    }
+
+    /// The bus went away: close it and let the watcher connect again.
+    private func lose(_ result: Int32) {
+        guard let bus else { return }
+        self.bus = nil
+        sd_bus_close_unref(bus)
+        onState(.failed("lost the session bus (\(errorText(result))); reconnecting"))
+        watcher.lose()
+    }
+
+    private func detach() {
+        guard let bus else { return }
+        self.bus = nil
+        sd_bus_release_name_async(bus, nil, Self.busName, nil, nil)
+        // Writes what is queued (the release, the last replies): the bus
+        // reads it at once, and toastd is stopping.
+        sd_bus_flush_close_unref(bus)
     }
 
     // MARK: - Methods
@@ -265,60 +307,63 @@ public final class NotificationServer: @unchecked Sendable {
         return 1
     }
 
-    /// Hands a request to toastd; its outcome comes back through the mailbox.
+    /// Hands a request to toastd; its outcome comes back on the executor.
     private func submit(_ request: RequestEnvelope, _ call: PendingCall) {
-        let mailbox = self.mailbox
         backend.perform(request, source: Self.defaultSource) { outcome in
-            mailbox.post(.outcome(call, outcome))
+            self.answer(call, outcome)
         }
     }
 
-    /// Answers a call whose outcome came, or emits an event's signal.
-    private func deliver(_ letter: Letter) {
-        switch letter {
-        case .outcome(let call, let outcome):
-            defer { sd_bus_message_unref(call.message) }
-            switch (call.kind, outcome) {
-            case (.close, _):
-                // An id that is gone already is not an error worth reporting
-                // (its NotificationClosed was sent when it ended).
-                _ = reply(call.message) { _ in }
-            case (.notify(let keys, _), .success(let answer)):
-                guard let id = Self.busID(of: answer) else {
-                    _ = fail(call.message, "org.freedesktop.DBus.Error.Failed", "toastd's id does not fit a D-Bus id")
-                    return
-                }
-                // A toast a rule dropped ends at once; its end, which follows,
-                // forgets these keys again.
-                actionKeys[ToastID(id)] = keys
-                _ = reply(call.message) { reply in
-                    var value = id
-                    sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "u")), &value)
-                }
-            case (.notify(let keys, let fallback?), .failure):
-                // `replaces_id` names no live toast: a new one, as the spec says.
-                submit(fallback, PendingCall(message: sd_bus_message_ref(call.message), kind: .notify(keys: keys, fallback: nil)))
-            case (.notify(_, nil), .failure(let error)):
-                _ = fail(call.message, "org.freedesktop.Notifications.Error.Refused", error.message)
+    /// Answers a call whose outcome came.
+    private func answer(_ call: PendingCall, _ outcome: Result<SchedulerReply, ToastError>) {
+        defer { sd_bus_message_unref(call.message) }
+        // The connection it came on is gone; its caller saw that.
+        guard let bus else { return }
+        defer { flushLater(bus) }
+        switch (call.kind, outcome) {
+        case (.close, _):
+            // An id that is gone already is not an error worth reporting
+            // (its NotificationClosed was sent when it ended).
+            _ = reply(call.message) { _ in }
+        case (.notify(let keys, _), .success(let answer)):
+            guard let id = Self.busID(of: answer) else {
+                _ = fail(call.message, "org.freedesktop.DBus.Error.Failed", "toastd's id does not fit a D-Bus id")
+                return
             }
-        case .event(let event):
-            guard let record = event.record, let id = UInt32(exactly: record.id), id != 0 else { return }
-            if case .action(_, let action) = event.kind {
-                let key = actionKeys[record.id]?[action] ?? action
-                emit("ActionInvoked") { signal in
-                    var value = id
-                    sd_bus_message_append_basic(signal, CChar(UInt8(ascii: "u")), &value)
-                    appendString(signal, key)
-                }
+            // A toast a rule dropped ends at once; its end, which follows,
+            // forgets these keys again.
+            actionKeys[ToastID(id)] = keys
+            _ = reply(call.message) { reply in
+                var value = id
+                sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "u")), &value)
             }
-            if event.isEnd, let reason = NotificationMapping.closeReason(for: event.kind) {
-                actionKeys[record.id] = nil
-                emit("NotificationClosed") { signal in
-                    var value = id
-                    var why = reason
-                    sd_bus_message_append_basic(signal, CChar(UInt8(ascii: "u")), &value)
-                    sd_bus_message_append_basic(signal, CChar(UInt8(ascii: "u")), &why)
-                }
+        case (.notify(let keys, let fallback?), .failure):
+            // `replaces_id` names no live toast: a new one, as the spec says.
+            submit(fallback, PendingCall(message: sd_bus_message_ref(call.message), kind: .notify(keys: keys, fallback: nil)))
+        case (.notify(_, nil), .failure(let error)):
+            _ = fail(call.message, "org.freedesktop.Notifications.Error.Refused", error.message)
+        }
+    }
+
+    /// Emits an event's signal: `ActionInvoked` for an action, `NotificationClosed` for an end.
+    private func signal(_ event: ToastEvent) {
+        guard let bus, let record = event.record, let id = UInt32(exactly: record.id), id != 0 else { return }
+        defer { flushLater(bus) }
+        if case .action(_, let action) = event.kind {
+            let key = actionKeys[record.id]?[action] ?? action
+            emit("ActionInvoked") { signal in
+                var value = id
+                sd_bus_message_append_basic(signal, CChar(UInt8(ascii: "u")), &value)
+                appendString(signal, key)
+            }
+        }
+        if event.isEnd, let reason = NotificationMapping.closeReason(for: event.kind) {
+            actionKeys[record.id] = nil
+            emit("NotificationClosed") { signal in
+                var value = id
+                var why = reason
+                sd_bus_message_append_basic(signal, CChar(UInt8(ascii: "u")), &value)
+                sd_bus_message_append_basic(signal, CChar(UInt8(ascii: "u")), &why)
             }
         }
     }

@@ -6,6 +6,10 @@ import ToastFreedesktop
 struct BridgeBackend: NotificationBackend {
     let client: InProcessClient
 
+    func execute(_ work: @escaping @Sendable () -> Void) {
+        client.execute(work)
+    }
+
     func perform(
         _ request: RequestEnvelope, source: String,
         completion: @escaping @Sendable (Result<SchedulerReply, ToastError>) -> Void

@@ -102,11 +102,12 @@ struct ToastBenchCommand: ParsableCommand {
         )
         @Option(help: "The bus's address (default: DBUS_SESSION_BUS_ADDRESS).") var address: String?
         @Option(help: "How long to call, in seconds.") var seconds: Double = 5
+        @Flag(help: "Call GetServerInformation instead: the bus's floor under a call.") var floor = false
         func run() throws {
             guard let address = address ?? getenv("DBUS_SESSION_BUS_ADDRESS").map({ String(cString: $0) }) else {
                 throw ValidationError("no bus: give --address or set DBUS_SESSION_BUS_ADDRESS")
             }
-            let caller = try DBusBenchmark.Caller(name: "Notify", address: address, call: .notify)
+            let caller = try DBusBenchmark.Caller(name: "Notify", address: address, call: floor ? .serverInformation : .notify)
             let rate = try DBusBenchmark.rates([caller], rounds: 1, seconds: seconds)[0]
             print(
                 "\(Figure.count(rate.callsPerSecond)) calls/s, median \(Figure.fixed(rate.latencies.median)) ms, "

@@ -18,9 +18,14 @@ struct FreedesktopBridgeTests {
     final class Bus {
         let address: String
         let pid: pid_t
+        let directory: URL
+        /// The address without the bus's guid, as systemd gives it: a
+        /// client may connect to a restarted bus at the same path.
+        var path: String { "unix:path=\(directory.path)/bus" }
 
-        init() throws {
-            let directory = FileManager.default.temporaryDirectory.appending(path: "toastd-bus-\(UUID().uuidString.prefix(8))")
+        init(directory reused: URL? = nil) throws {
+            let directory = reused ?? FileManager.default.temporaryDirectory.appending(path: "toastd-bus-\(UUID().uuidString.prefix(8))")
+            self.directory = directory
             try FileManager.default.createDirectory(at: directory.appending(path: "services"), withIntermediateDirectories: true)
             let config = directory.appending(path: "bus.conf")
             try PrivateSessionBus.configuration(directory: directory.path).write(to: config, atomically: true, encoding: .utf8)
@@ -36,6 +41,17 @@ struct FreedesktopBridgeTests {
         deinit { kill(pid, SIGTERM) }
     }
 
+    /// Waits until toastd's status says the bridge is in a state whose
+    /// description starts with `prefix`; returns the last description.
+    static func waitForBridge(_ daemon: DaemonFixture, _ prefix: String) -> String {
+        var state = ""
+        for _ in 0..<500 where !state.hasPrefix(prefix) {
+            state = (try? daemon.connect().request(["op": "status"], timeout: 2_000))?["result"]?["freedesktop"]?.stringValue ?? ""
+            usleep(10_000)
+        }
+        return state
+    }
+
     /// A private bus, and toastd serving the name on it.
     final class Session {
         let bus: Bus
@@ -46,12 +62,7 @@ struct FreedesktopBridgeTests {
         init() throws {
             bus = try Bus()
             daemon = try DaemonFixture(arguments: ["--freedesktop", "--log-level", "warning"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
-            for _ in 0..<300 {
-                if (try? daemon.connect().request(["op": "status"], timeout: 2_000))?["result"]?["freedesktop"]?.stringValue?.hasPrefix("serving") == true {
-                    break
-                }
-                usleep(10_000)
-            }
+            _ = FreedesktopBridgeTests.waitForBridge(daemon, "serving")
         }
 
         func run(_ tool: String, _ arguments: [String]) throws -> DaemonFixture.Outcome {
@@ -215,13 +226,41 @@ struct FreedesktopBridgeTests {
     @Test(.enabled(if: available)) func aSecondToastdLeavesTheNameToTheFirstAndSaysSo() throws {
         let session = try Session()
         let second = try DaemonFixture(arguments: ["--freedesktop"], environment: ["DBUS_SESSION_BUS_ADDRESS": session.address])
-        var state = ""
-        for _ in 0..<300 where !state.hasPrefix("not serving") {
-            state = (try? second.connect().request(["op": "status"], timeout: 2_000))?["result"]?["freedesktop"]?.stringValue ?? ""
-            usleep(10_000)
-        }
+        let state = Self.waitForBridge(second, "not serving")
         #expect(state.contains("another notification server owns it"), "\(state)")
         #expect(try second.toastctl("add", "the socket still works").status == 0)
         #expect(try session.notifySend("-p", "to the first").status == 0)
+    }
+
+    /// The session bus restarts under a running toastd (a new login with
+    /// lingering, dbus-broker restarted): the bridge says it lost the bus,
+    /// connects again with backoff, owns the name again and serves, and the
+    /// toasts it had are still there.
+    @Test(.enabled(if: available)) func aRestartedBusIsJoinedAgain() throws {
+        var bus = try Bus()
+        let daemon = try DaemonFixture(arguments: ["--freedesktop", "--log-level", "warning"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.path])
+        #expect(Self.waitForBridge(daemon, "serving").hasPrefix("serving"))
+        func notifySend(_ text: String) throws -> DaemonFixture.Outcome {
+            try DaemonFixture.run("/usr/bin/notify-send", ["-p", "-t", "0", text], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.path])
+        }
+        let before = try notifySend("before the restart")
+        #expect(before.status == 0)
+
+        kill(bus.pid, SIGTERM)
+        let lost = Self.waitForBridge(daemon, "the freedesktop bridge failed")
+        #expect(lost.contains("lost the session bus") || lost.contains("cannot reach the session bus"), "\(lost)")
+        bus = try Bus(directory: bus.directory)
+        #expect(Self.waitForBridge(daemon, "serving").hasPrefix("serving"))
+
+        let after = try notifySend("after the restart")
+        #expect(after.status == 0, "\(after.stderr)")
+        let list = try daemon.connect().request(["op": "list"], timeout: 5_000)
+        guard case .array(let toasts)? = list["result"]?["toasts"] else {
+            Issue.record("no toasts in \(list)")
+            return
+        }
+        let texts = toasts.compactMap { $0["message"]?.stringValue }
+        #expect(texts.contains("before the restart") && texts.contains("after the restart"), "\(texts)")
+        #expect(after.stdout.trimmingCharacters(in: .whitespacesAndNewlines) != before.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }
