@@ -13,22 +13,31 @@ public enum SchedulerBenchmark {
         case add, dedupe, remove, expire
     }
 
+    /// One size's samples over the rounds of a run.
     public struct Result: Sendable {
+        public init() {}
         /// Nanoseconds per operation, one sample per batch.
         public var nanoseconds = Samples()
         /// Allocations per operation, one sample per batch (when counted).
         public var allocations = Samples()
     }
 
-    /// The median of `repeats` timed batches. `allocations` reads the
-    /// process's allocation count (toast-bench links a counting malloc).
-    public static func run(
-        _ operation: Operation, held: Int, batch: Int, repeats: Int, allocations: () -> UInt64 = { 0 }
-    ) -> Result {
-        var result = Result()
-        for _ in 0..<repeats {
+    /// The cost of one operation, from `batch` of them with `held` toasts
+    /// held. `allocations` reads the process's allocation count (toast-bench
+    /// links a counting malloc). Each run of operations changes the held count by at most a
+    /// half (so at most `held / 2` operations run on one scheduler): a
+    /// small `held` takes several freshly filled schedulers, so every size
+    /// times the same number of operations, and the small sizes are not
+    /// left to the noise of a millisecond's batch.
+    public static func measure(
+        _ operation: Operation, held: Int, batch: Int, allocations: () -> UInt64 = { 0 }
+    ) -> (nanoseconds: Double, allocations: Double) {
+        var elapsed: UInt64 = 0
+        var allocated: UInt64 = 0
+        var operations = 0
+        while operations < batch {
             var machine = filled(held: held, expiring: operation == .expire)
-            let count = min(batch, held / 2)
+            let count = min(batch - operations, max(1, held / 2))
             var now: ToastInstant = 1
             let start: UInt64
             var allocationsBefore: UInt64 = 0
@@ -57,17 +66,17 @@ public enum SchedulerBenchmark {
                     now += 1_000
                     _ = machine.handle(.tick, now: now)
                 }
-                let elapsed = monotonicNanoseconds() - start
-                result.nanoseconds.append(Double(elapsed) / Double(ticks * 3))
-                result.allocations.append(Double(allocations() - allocationsBefore) / Double(ticks * 3))
+                elapsed += monotonicNanoseconds() - start
+                allocated += allocations() - allocationsBefore
+                operations += ticks * 3
                 continue
             }
-            let elapsed = monotonicNanoseconds() - start
-            result.nanoseconds.append(Double(elapsed) / Double(count))
-            result.allocations.append(Double(allocations() - allocationsBefore) / Double(count))
+            elapsed += monotonicNanoseconds() - start
+            allocated += allocations() - allocationsBefore
+            operations += count
             withExtendedLifetime(machine) {}
         }
-        return result
+        return (Double(elapsed) / Double(operations), Double(allocated) / Double(operations))
     }
 
     /// A scheduler holding `held` toasts in one stack: 3 shown, the rest

@@ -80,4 +80,23 @@ extension LoadToolTests {
         #expect(line.contains(Array("12".utf8)))
         #expect(!line.contains(Array("123".utf8)))
     }
+
+    /// A small size is timed over as many operations as a large one, on
+    /// freshly filled schedulers that each take at most half their held
+    /// count, so the held count stays what the row says.
+    @Test func aSchedulerBatchSpreadsOverFreshSchedulersOfTheSizeItNames() {
+        for operation in SchedulerBenchmark.Operation.allCases {
+            // Each run reads the counter twice (before, after): one "allocation" a run.
+            nonisolated(unsafe) var reads: UInt64 = 0
+            let sample = SchedulerBenchmark.measure(operation, held: 10, batch: 12) {
+                reads += 1
+                return reads / 2
+            }
+            #expect(sample.nanoseconds > 0)
+            // 12 operations in runs of at most 5: 3 runs (expire: ticks of 3
+            // shown toasts, one tick a run, so 4 runs of 3).
+            let runs = operation == .expire ? 4.0 : 3.0
+            #expect(sample.allocations == runs / 12, "\(operation)")
+        }
+    }
 }
