@@ -584,9 +584,16 @@ public struct SchedulerStateMachine: Sendable {
     private mutating func store(_ new: ToastRecord?, replacing old: ToastRecord?) {
         // A change of state keeps the identity and its entry: no need to hash it again.
         let keepsIdentity = old.flatMap { old in new.map { $0.id == old.id && Identity.same(old.toast, $0.toast) } } ?? false
+        // The same toast from the same source (a change of state, an update,
+        // a dedupe): its source entry only moves it between subsets.
+        let sameSource = old.flatMap { old in new.map { $0.id == old.id && $0.sourceKey == old.sourceKey } } ?? false
         if let old {
-            sources[old.sourceKey]?.remove(old)
-            if sources[old.sourceKey]?.isEmpty == true { sources[old.sourceKey] = nil }
+            if sameSource {
+                sources[old.sourceKey]?.move(from: old, to: new!)
+            } else {
+                sources[old.sourceKey]?.remove(old)
+                if sources[old.sourceKey]?.isEmpty == true { sources[old.sourceKey] = nil }
+            }
             if !keepsIdentity { identities.remove(Identity(old.toast), old.id) }
             if old.expiresAt != nil { timedCount -= 1 }
             if old.state == .shown { shownCount -= 1 } else { queuedCount -= 1 }
@@ -596,7 +603,7 @@ public struct SchedulerStateMachine: Sendable {
             return
         }
         records[new.id] = new
-        sources[new.sourceKey, default: SourceEntry()].insert(new)
+        if !sameSource { sources[new.sourceKey, default: SourceEntry()].insert(new) }
         if !keepsIdentity {
             let records = self.records
             identities.insert(Identity(new.toast), new.id, identity: records.identity(of:))
@@ -723,6 +730,21 @@ extension SchedulerStateMachine {
             all.remove(record.id)
             cancelOnNext.remove(record.id)
             invalidateOnNext.remove(record.id)
+        }
+
+        /// The same toast in a new state: `all` and `newest` stay as they
+        /// are, and each subset changes only if its membership does.
+        mutating func move(from old: ToastRecord, to new: ToastRecord) {
+            func cancels(_ record: ToastRecord) -> Bool { record.state == .queued && record.toast.cancellation == .always }
+            func invalidates(_ record: ToastRecord) -> Bool {
+                record.state == .shown && record.toast.invalidation.contains(.contextChanged)
+            }
+            if cancels(old) != cancels(new) {
+                if cancels(new) { cancelOnNext.insert(new.id) } else { cancelOnNext.remove(new.id) }
+            }
+            if invalidates(old) != invalidates(new) {
+                if invalidates(new) { invalidateOnNext.insert(new.id) } else { invalidateOnNext.remove(new.id) }
+            }
         }
     }
 }

@@ -63,6 +63,28 @@ struct SchedulerSourceTests {
         #expect(h.takeEvents() == ["presented 1", "presented 2", "dismissed 1 invalidated", "presented 3"])
     }
 
+    /// The policies follow a toast's state as it changes: a waiting
+    /// `always` toast that is presented leaves the set the next toast
+    /// cancels, and a waiting `contextChanged` toast that is presented joins
+    /// the set it dismisses.
+    @Test func thePoliciesFollowAToastFromTheQueueToItsSlot() {
+        var h = blockedHarness()
+        let always = h.add(toast("volume 10", source: "slider", cancellation: .always))
+        let context = h.add(toast("tab 1", source: "panel", invalidation: .contextChanged))
+        _ = h.send(.remove(.id(1)))  // the blocker: "volume 10" takes its slot
+        #expect(h.shown == [always])
+        _ = h.takeEvents()
+        // Shown now: the source's next toast leaves it be.
+        let next = h.add(toast("volume 20", source: "slider", cancellation: .always))
+        #expect(h.takeEvents() == ["queued \(next)"])
+        _ = h.send(.remove(.id(always)))  // "tab 1" takes the slot
+        #expect(h.shown == [context])
+        _ = h.takeEvents()
+        // Shown now: the source's next toast dismisses it.
+        h.add(toast("tab 2", source: "panel"))
+        #expect(h.takeEvents().first == "dismissed \(context) invalidated")
+    }
+
     @Test func presentationDismissedDismissesShownToastsWhenTheSourceEnds() {
         var h = SchedulerHarness()
         h.add(toast("keep", source: "sheet"))
