@@ -1,17 +1,32 @@
-/// The last events the daemon published, kept as the bytes that were sent,
-/// so that a subscriber that reconnects with `since` gets what it missed
-/// instead of a whole new snapshot (PROTOCOL.md, section 6.4).
+/// The last events the daemon published, so that a subscriber that
+/// reconnects with `since` gets what it missed instead of a whole new
+/// snapshot (PROTOCOL.md, section 6.4).
 ///
 /// A ring of at most `capacity` events: memory stays bounded however long
-/// the daemon runs, and a replay never re-encodes an event.
+/// the daemon runs. An event someone was sent is kept as those bytes, so its
+/// replay never encodes it again; one that nobody was sent (no subscriber
+/// at the time) is kept as the event and encoded only if it is ever
+/// replayed, by the same pure encoder, to the same bytes.
 public struct EventBacklog: Sendable {
     public struct Entry: Sendable {
         public let seq: UInt64
         /// What a subscription filter looks at; `nil` for paused/resumed.
         let scene: String?
         let role: ToastRole?
-        /// The event's line, newline included, exactly as it was published.
-        public let line: [UInt8]
+        private let encoded: [UInt8]?
+        private let event: ToastEvent?
+
+        init(_ event: ToastEvent, line: [UInt8]?) {
+            seq = event.seq
+            scene = event.record?.toast.scene
+            role = event.record?.toast.role
+            encoded = line
+            self.event = line == nil ? event : nil
+        }
+
+        /// The event's line, newline included, exactly as it was (or would
+        /// have been) published.
+        public var line: [UInt8] { encoded ?? WireEncoder.eventLine(event!) }
 
         func matches(_ filter: EventFilter) -> Bool {
             guard let scene, let role else { return true }
@@ -34,11 +49,11 @@ public struct EventBacklog: Sendable {
     /// The oldest sequence number still held, if any.
     public var oldestSequence: UInt64? { entries.isEmpty ? nil : entries[head].seq }
 
-    /// Records a published event. Events must arrive in sequence order.
-    public mutating func append(_ event: ToastEvent, line: [UInt8]) {
+    /// Records a published event, with its line if it was encoded (else it
+    /// is encoded on replay). Events must arrive in sequence order.
+    public mutating func append(_ event: ToastEvent, line: [UInt8]?) {
         guard capacity > 0 else { return }
-        let record = event.record
-        let entry = Entry(seq: event.seq, scene: record?.toast.scene, role: record?.toast.role, line: line)
+        let entry = Entry(event, line: line)
         if entries.count < capacity {
             entries.append(entry)
         } else {

@@ -350,17 +350,21 @@ public struct ToastService: Sendable {
     /// One event, encoded once, and the connections that receive it.
     public struct Publication: Sendable {
         public var event: ToastEvent
-        /// The event's line, newline included: the same bytes for everyone.
-        public var line: [UInt8]
         public var deliveries: [EventRouter.Delivery]
+        let encoded: [UInt8]?
+
+        /// The event's line, newline included: the same bytes for everyone,
+        /// encoded once by `publish` when it has deliveries (else here).
+        public var line: [UInt8] { encoded ?? WireEncoder.eventLine(event) }
     }
 
-    /// Encodes the events among `effects`, keeps them for resuming
-    /// subscribers, and routes each one.
+    /// Keeps the events among `effects` for resuming subscribers, routes
+    /// each one, and encodes those that go to someone (once each).
     public mutating func publish(_ effects: [SchedulerEffect]) -> [Publication] {
         var publications: [Publication] = []
         for case .publish(let event) in effects {
-            let line = WireEncoder.eventLine(event)
+            let deliveries = router.route(event)
+            let line = deliveries.isEmpty ? nil : WireEncoder.eventLine(event)
             backlog.append(event, line: line)
             if let ended = ToastHistory.Entry(event) { history.append(ended) }
             if !pendingRuns.isEmpty, let record = event.record {
@@ -370,7 +374,7 @@ public struct ToastService: Sendable {
                     pendingRuns[record.id] = nil
                 }
             }
-            publications.append(Publication(event: event, line: line, deliveries: router.route(event)))
+            publications.append(Publication(event: event, deliveries: deliveries, encoded: line))
         }
         return publications
     }

@@ -378,6 +378,7 @@ final class ToastHub: @unchecked Sendable {
         for publication in service.publish(effects) {
             persistence.note(publication.event)
             if !watchers.isEmpty { watchedEvents.append(publication.event) }
+            guard !publication.deliveries.isEmpty else { continue }
             let bytes = ByteBuffer(bytes: publication.line)
             for delivery in publication.deliveries {
                 outbox.append((delivery.connection, bytes, delivery.asSubscriber ? publication.event.seq : nil))
