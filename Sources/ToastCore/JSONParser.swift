@@ -14,11 +14,11 @@
 struct JSONParser: ~Copyable {
     static let maximumDepth = 64
 
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var index = 0
+    let bytes: UnsafeBufferPointer<UInt8>
+    private(set) var index = 0
     private var depth = 0
 
-    private init(bytes: UnsafeBufferPointer<UInt8>) {
+    init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
@@ -36,7 +36,7 @@ struct JSONParser: ~Copyable {
         return value
     }
 
-    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var union: UInt8 = 0
         for byte in bytes { union |= byte }
         return union < 0x80
@@ -44,7 +44,7 @@ struct JSONParser: ~Copyable {
 
     // MARK: - Values
 
-    private mutating func parseValue() throws(JSONParseFailure) -> JSONValue {
+    mutating func parseValue() throws(JSONParseFailure) -> JSONValue {
         guard index < bytes.count else { throw failure("unexpected end of line, expected a value") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
@@ -120,7 +120,7 @@ struct JSONParser: ~Copyable {
 
     // MARK: - Strings
 
-    private mutating func parseString() throws(JSONParseFailure) -> String {
+    mutating func parseString() throws(JSONParseFailure) -> String {
         let opening = index
         index += 1  // "
         let start = index
@@ -261,7 +261,7 @@ struct JSONParser: ~Copyable {
         while index < bytes.count, isDigit(bytes[index]) { index += 1 }
     }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
@@ -270,7 +270,7 @@ struct JSONParser: ~Copyable {
         }
     }
 
-    private mutating func consume(_ byte: UInt8) -> Bool {
+    mutating func consume(_ byte: UInt8) -> Bool {
         guard index < bytes.count, bytes[index] == byte else { return false }
         index += 1
         return true

@@ -10,6 +10,16 @@ public enum WireDecoder {
 
     /// Decodes one line (without its newline).
     public static func decode<Bytes: Collection<UInt8>>(line: Bytes) -> Result<RequestEnvelope, Failure> {
+        let fast = line.withContiguousStorageIfAvailable(fastAdd) ?? Array(line).withUnsafeBufferPointer(fastAdd)
+        if let (toast, defaulted) = fast {
+            return .success(RequestEnvelope(ref: nil, request: .command(.add(toast)), defaulted: defaulted))
+        }
+        return decodeGenerally(line: line)
+    }
+
+    /// Decodes one line through a `JSONValue`: every request, and every
+    /// error. `decode(line:)` tries the add fast path first.
+    static func decodeGenerally<Bytes: Collection<UInt8>>(line: Bytes) -> Result<RequestEnvelope, Failure> {
         let value: JSONValue
         do {
             value = try JSONValue.parse(line)

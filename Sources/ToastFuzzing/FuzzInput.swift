@@ -9,7 +9,8 @@ import ToastCore
 /// client would), a line `!N` puts rule set N in force (a reload; see
 /// `ruleSets`), a line `^` closes the connection (which releases its
 /// inhibitor), and any other line is a protocol request, handled exactly
-/// as toastd handles a line from a socket. After every step the
+/// as toastd handles a line from a socket (and the add fast path must decode
+/// it as the general decoder does). After every step the
 /// `SchedulerInvariants` are checked, and every reply must be JSON that
 /// reads back to itself. At the end every toast is ended, and each must
 /// have ended exactly once.
@@ -74,6 +75,9 @@ public enum FuzzInput {
             case UInt8(ascii: "^"):
                 invariants.observe(events(of: service.disconnect(0, now: now)))
             default:
+                if !WireDecoder.fastPathAgrees(UnsafeBufferPointer(rebasing: line)), replyViolations.count < 5 {
+                    replyViolations.append("the add fast path decodes \(String(decoding: line.prefix(200), as: UTF8.self)) unlike the general decoder")
+                }
                 let response = service.respond(toLine: line, defaultSource: source, now: now)
                 invariants.observe(response.events)
                 // Every reply of a short input, then one in `replyCheckInterval`:
