@@ -24,11 +24,13 @@ public enum SchedulerBenchmark {
 
     /// The cost of one operation, from `batch` of them with `held` toasts
     /// held. `allocations` reads the process's allocation count (toast-bench
-    /// links a counting malloc). Each run of operations changes the held count by at most a
-    /// half (so at most `held / 2` operations run on one scheduler): a
-    /// small `held` takes several freshly filled schedulers, so every size
-    /// times the same number of operations, and the small sizes are not
-    /// left to the noise of a millisecond's batch.
+    /// links a counting malloc).
+    ///
+    /// Each run of operations changes the held count by at most a half (at
+    /// most `held / 2` operations on one scheduler): a small `held` takes
+    /// several freshly filled schedulers, so every size times the same
+    /// number of operations, and the small sizes are not left to the noise
+    /// of a millisecond's batch.
     public static func measure(
         _ operation: Operation, held: Int, batch: Int, allocations: () -> UInt64 = { 0 }
     ) -> (nanoseconds: Double, allocations: Double) {

@@ -154,11 +154,9 @@ public final class NotificationServer: @unchecked Sendable {
         var backoff: Int32 = 250
         var lastFailure = ""
         while true {
-            var bus: OpaquePointer?
             do {
-                return try connect(&bus)
+                return try openOwningName()
             } catch {
-                if let bus { sd_bus_flush_close_unref(bus) }
                 // Said once per reason, not once per attempt.
                 if "\(error)" != lastFailure {
                     lastFailure = "\(error)"
@@ -171,24 +169,33 @@ public final class NotificationServer: @unchecked Sendable {
         }
     }
 
-    private func connect(_ bus: inout OpaquePointer?) throws -> OpaquePointer? {
-        var result = sd_bus_open_user(&bus)
-        guard result >= 0, let bus else { throw Failure(description: "cannot reach the session bus: \(errorText(result))") }
-        result = sd_bus_add_object(bus, nil, Self.path, { message, userdata, error in
-            guard let message, let userdata else { return 0 }
-            return Unmanaged<NotificationServer>.fromOpaque(userdata).takeUnretainedValue().handle(message)
-        }, Unmanaged.passUnretained(self).toOpaque())
-        guard result >= 0 else { throw Failure(description: "cannot serve \(Self.path): \(errorText(result))") }
-        let flags: UInt64 = ownership == .replace ? UInt64(SD_BUS_NAME_REPLACE_EXISTING) : 0
-        result = sd_bus_request_name(bus, Self.busName, flags)
-        if result == -EEXIST {
-            let hint = ownership == .ifFree ? " (toastd --freedesktop=replace takes it over)" : " and does not let it go"
-            onState(.notOwner("another notification server owns it" + hint))
+    /// One attempt: a connection that serves the object and owns the name,
+    /// or nil when another server owns it. A connection that fails half-way
+    /// is closed before the error is thrown.
+    private func openOwningName() throws -> OpaquePointer? {
+        var opened: OpaquePointer?
+        let result = sd_bus_open_user(&opened)
+        guard result >= 0, let bus = opened else { throw Failure(description: "cannot reach the session bus: \(errorText(result))") }
+        do {
+            var result = sd_bus_add_object(bus, nil, Self.path, { message, userdata, error in
+                guard let message, let userdata else { return 0 }
+                return Unmanaged<NotificationServer>.fromOpaque(userdata).takeUnretainedValue().handle(message)
+            }, Unmanaged.passUnretained(self).toOpaque())
+            guard result >= 0 else { throw Failure(description: "cannot serve \(Self.path): \(errorText(result))") }
+            let flags: UInt64 = ownership == .replace ? UInt64(SD_BUS_NAME_REPLACE_EXISTING) : 0
+            result = sd_bus_request_name(bus, Self.busName, flags)
+            if result == -EEXIST {
+                let hint = ownership == .ifFree ? " (toastd --freedesktop=replace takes it over)" : " and does not let it go"
+                onState(.notOwner("another notification server owns it" + hint))
+                sd_bus_flush_close_unref(bus)
+                return nil
+            }
+            guard result >= 0 else { throw Failure(description: "cannot own \(Self.busName): \(errorText(result))") }
+            return bus
+        } catch {
             sd_bus_flush_close_unref(bus)
-            return nil
+            throw error
         }
-        guard result >= 0 else { throw Failure(description: "cannot own \(Self.busName): \(errorText(result))") }
-        return bus
     }
 
     // MARK: - On the executor
