@@ -63,6 +63,8 @@ final class ToastHub: @unchecked Sendable {
     /// current step they will be told of once it is committed.
     private var watchers: [@Sendable (ToastEvent) -> Void] = []
     private var watchedEvents: [ToastEvent] = []
+    /// Steps ended so far: a request, a timer, a connection's end (`IdleTrim`).
+    private(set) var steps = 0
 
     /// `restored`: the state of a durable toastd, loaded from its store.
     init(
@@ -310,6 +312,7 @@ final class ToastHub: @unchecked Sendable {
     /// committed, then its writes go out.
     func endStep() {
         loop.preconditionInEventLoop()
+        steps &+= 1
         let writes = outbox
         outbox = []
         let outcomes = localOutcomes

@@ -80,15 +80,25 @@ public final class ToastServer: @unchecked Sendable {
         try stopped.futureResult.wait()
     }
 
-    /// READY=1 now; then STATUS= at most once a second, only when it
+    /// READY=1 now, and the code pages start-up touched let go of
+    /// (`CodePages`), as they are again after 30 s without a step
+    /// (`IdleTrim`); then STATUS= at most once a second, only when it
     /// changed; and WATCHDOG=1 at half the watchdog interval, from the event
     /// loop itself, so that a wedged loop stops the pings and is killed.
+    static let idleTrimTick = TimeAmount.seconds(10)
+    static let idleTrimTicks = 3
+
     private func startServiceManagerDuties() {
         let hooks = options.serviceManager
         let hub = self.hub
         hub.loop.execute {
             let last = NIOLoopBoundBox(hub.statusLine, eventLoop: hub.loop)
             hooks.ready(last.value)
+            CodePages.release()
+            let trim = NIOLoopBoundBox(IdleTrim(quietTicks: Self.idleTrimTicks, steps: hub.steps), eventLoop: hub.loop)
+            hub.loop.scheduleRepeatedTask(initialDelay: Self.idleTrimTick, delay: Self.idleTrimTick) { _ in
+                if trim.value.tick(steps: hub.steps) { CodePages.release() }
+            }
             hub.loop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in
                 let line = hub.statusLine
                 if line != last.value {

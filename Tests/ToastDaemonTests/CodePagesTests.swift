@@ -1,0 +1,105 @@
+import Testing
+
+@testable import ToastDaemon
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("Code pages")
+struct CodePagesTests {
+    /// One mapping of an smaps text.
+    static func mapping(
+        _ range: String, _ permissions: String, _ path: String, rss: Int, anonymous: Int = 0, swap: Int = 0, dirty: Int = 0
+    ) -> String {
+        """
+        \(range) \(permissions) 00000000 fe:00 1234    \(path)
+        Size:               4096 kB
+        Rss:                \(rss) kB
+        Private_Dirty:      \(dirty) kB
+        Anonymous:          \(anonymous) kB
+        AnonHugePages:         0 kB
+        Swap:               \(swap) kB
+        SwapPss:            \(swap) kB
+        VmFlags: rd ex mr mw me
+
+        """
+    }
+
+    @Test("only read-only private file mappings with every page still the file's are released")
+    func choosesMappings() {
+        let smaps = [
+            // The binary's code: released, dirty page cache or not.
+            Self.mapping("1000-5000", "r-xp", "/usr/bin/toastd", rss: 12, dirty: 12),
+            // Its RELRO, relocated: private copies, kept.
+            Self.mapping("5000-6000", "r--p", "/usr/bin/toastd", rss: 4, anonymous: 4),
+            // Writable data with nothing copied yet: kept all the same.
+            Self.mapping("6000-7000", "rw-p", "/usr/bin/toastd", rss: 4),
+            // A library's read-only data, the file's: released.
+            Self.mapping("a000-b000", "r--p", "/usr/lib/libc.so.6 (deleted)", rss: 8),
+            // A library's RELRO whose copy was swapped out: kept.
+            Self.mapping("b000-c000", "r--p", "/usr/lib/libc.so.6", rss: 0, swap: 4),
+            // A RELRO with a copy, then writable data with none: the second
+            // mapping's zeros must not clear the first one's copy.
+            Self.mapping("c000-d000", "r--p", "/usr/lib/libm.so.6", rss: 4, anonymous: 4),
+            Self.mapping("d000-e000", "rw-p", "/usr/lib/libm.so.6", rss: 4),
+            // Shared, not file-backed, the kernel's own, nothing resident: kept.
+            Self.mapping("e000-f000", "r--s", "/tmp/toastd.sqlite-shm", rss: 4),
+            Self.mapping("f000-10000", "r--p", "", rss: 4),
+            Self.mapping("10000-11000", "r-xp", "[vdso]", rss: 4),
+            Self.mapping("11000-12000", "r-xp", "/usr/lib/libz.so.1", rss: 0),
+        ].joined()
+        let found = CodePages.releasable(smaps: smaps)
+        #expect(found.map(\.mapping) == [
+            CodePages.Mapping(start: 0x1000, end: 0x5000, path: "/usr/bin/toastd"),
+            CodePages.Mapping(start: 0xa000, end: 0xb000, path: "/usr/lib/libc.so.6 (deleted)"),
+        ])
+        #expect(found.map(\.resident) == [12 * 1024, 8 * 1024])
+    }
+
+    @Test("releasing this process's code pages leaves it running and maps fewer file pages")
+    func releasesLive() throws {
+        let before = try #require(Self.residentFileKilobytes())
+        let released = CodePages.release()
+        let after = try #require(Self.residentFileKilobytes())
+        #expect(released > 1 << 20)
+        #expect(after < before)
+        // Code, the C library through its relocated tables, and the Swift
+        // runtime all still work after their pages went.
+        var text = ""
+        for index in 0..<1_000 { text += String(index, radix: 16) }
+        #expect(text.utf8.count == strlen(text))
+    }
+
+    static func residentFileKilobytes() -> Int? {
+        guard let file = fopen("/proc/self/status", "r") else { return nil }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 256)
+        while fgets(&line, Int32(line.count), file) != nil {
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if text.hasPrefix("RssFile:") {
+                return Int(text.split(separator: " ", omittingEmptySubsequences: true)[1])
+            }
+        }
+        return nil
+    }
+}
+
+@Suite("Idle trim")
+struct IdleTrimTests {
+    @Test("trims once after the quiet ticks, and again only after a new step and another quiet spell")
+    func trimsOncePerQuietSpell() {
+        var trim = IdleTrim(quietTicks: 3, steps: 5)
+        // Start-up trimmed already: a quiet start trims nothing.
+        #expect((0..<10).map { _ in trim.tick(steps: 5) }.allSatisfy { !$0 })
+        // Activity, then quiet: the third quiet tick trims, and only it.
+        #expect(trim.tick(steps: 9) == false)
+        #expect([5, 6, 7, 8].map { _ in trim.tick(steps: 9) } == [false, false, true, false])
+        // Activity on every tick never trims.
+        #expect((10..<20).map { trim.tick(steps: $0) }.allSatisfy { !$0 })
+        // A step count that wraps still counts as activity.
+        var wrapping = IdleTrim(quietTicks: 1, steps: Int.max)
+        #expect(wrapping.tick(steps: Int.min) == false)
+        #expect(wrapping.tick(steps: Int.min) == true)
+    }
+}
