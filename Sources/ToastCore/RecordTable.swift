@@ -1,52 +1,98 @@
-/// The scheduler's live toasts, found by id: the records lie densely in an
-/// array, and a dictionary maps each id to its slot.
+/// The scheduler's live toasts, found by id: shown records lie densely in
+/// one array, queued ones packed (`PackedRecord`) in another, and a
+/// dictionary maps each id to its slot.
 ///
 /// A `[ToastID: ToastRecord]` kept each 232-byte record in a hash table
 /// whose slots are at most three-quarters full and grow by doubling: with
 /// 100,000 toasts it had 262,144 slots of 240 bytes, 63 MB, most of them
 /// empty (docs/BENCHMARKS.md, "Memory"). Here the empty slots of the
-/// dictionary cost 12 bytes each, and the array only its growth margin.
-/// Removing swaps the last record into the freed slot.
+/// dictionary cost 12 bytes each, the arrays only their growth margin, and
+/// a waiting toast about its text's size. Removing swaps the last record
+/// of its array into the freed slot.
 struct RecordTable: Sendable {
-    private var slots: [ToastRecord] = []
+    private var shown: [ToastRecord] = []
+    private var queued: [PackedRecord] = []
+    /// A slot in `shown`, or `~slot` (negative) in `queued`.
     private var index: [ToastID: Int32] = [:]
 
-    var count: Int { slots.count }
+    var count: Int { shown.count + queued.count }
+
+    /// The records the arrays have room for (tests).
+    var capacity: Int { shown.capacity + queued.capacity }
 
     /// Every record, in no particular order.
-    var values: [ToastRecord] { slots }
+    var values: [ToastRecord] { shown + queued.map(\.unpacked) }
 
     subscript(id: ToastID) -> ToastRecord? {
-        get { index[id].map { slots[Int($0)] } }
+        get {
+            guard let slot = index[id] else { return nil }
+            return slot >= 0 ? shown[Int(slot)] : queued[Int(~slot)].unpacked
+        }
         set {
             guard let newValue else {
                 remove(id)
                 return
             }
             precondition(newValue.id == id, "a record is stored under its own id")
-            if let slot = index[id] {
-                slots[Int(slot)] = newValue
+            let packs = newValue.state == .queued
+            if let slot = index[id], (slot < 0) == packs {
+                if packs { queued[Int(~slot)] = PackedRecord(newValue) } else { shown[Int(slot)] = newValue }
+                return
+            }
+            remove(id)
+            if packs {
+                index[id] = ~Int32(queued.count)
+                queued.append(PackedRecord(newValue))
             } else {
-                index[id] = Int32(slots.count)
-                slots.append(newValue)
+                index[id] = Int32(shown.count)
+                shown.append(newValue)
             }
         }
     }
 
+    /// Its state, read without unpacking a queued record.
+    func state(of id: ToastID) -> ToastRecord.State? {
+        guard let slot = index[id] else { return nil }
+        return slot >= 0 ? shown[Int(slot)].state : .queued
+    }
+
+    /// When it expires (nil if it does not, or is not here), read without
+    /// unpacking a queued record.
+    func expiresAt(of id: ToastID) -> ToastInstant? {
+        guard let slot = index[id] else { return nil }
+        return slot >= 0 ? shown[Int(slot)].expiresAt : queued[Int(~slot)].expiresAt
+    }
+
     private mutating func remove(_ id: ToastID) {
-        guard let slot = index.removeValue(forKey: id).map(Int.init) else { return }
-        let last = slots.removeLast()
-        if slot < slots.count {
-            slots[slot] = last
-            index[last.id] = Int32(slot)
+        guard let slot = index.removeValue(forKey: id) else { return }
+        if slot >= 0 {
+            Self.swapRemove(&shown, at: Int(slot)) { index[$0.id] = slot }
+        } else {
+            Self.swapRemove(&queued, at: Int(~slot)) { index[$0.id] = slot }
         }
         // Give back what a table that held many more no longer needs.
-        if slots.capacity > 1_024 && slots.count < slots.capacity / 4 {
-            var compact: [ToastRecord] = []
-            compact.reserveCapacity(slots.count * 2)
-            compact.append(contentsOf: slots)
-            slots = compact
-            index = index.reduce(into: [ToastID: Int32](minimumCapacity: slots.count)) { $0[$1.key] = $1.value }
+        if Self.shrink(&shown) || Self.shrink(&queued) {
+            index = index.reduce(into: [ToastID: Int32](minimumCapacity: count)) { $0[$1.key] = $1.value }
         }
+    }
+
+    /// Removes the element at `slot` by moving the last one into it, and
+    /// tells `moved` of the one that moved.
+    private static func swapRemove<Element>(_ array: inout [Element], at slot: Int, moved: (Element) -> Void) {
+        let last = array.removeLast()
+        if slot < array.count {
+            array[slot] = last
+            moved(last)
+        }
+    }
+
+    /// Halves what an array that held many more no longer needs; true if it did.
+    private static func shrink<Element>(_ array: inout [Element]) -> Bool {
+        guard array.capacity > 1_024 && array.count < array.capacity / 4 else { return false }
+        var compact: [Element] = []
+        compact.reserveCapacity(array.count * 2)
+        compact.append(contentsOf: array)
+        array = compact
+        return true
     }
 }

@@ -373,11 +373,11 @@ public struct SchedulerStateMachine: Sendable {
         store(record, replacing: nil)
         if canShow {
             present(id)
-        } else {
-            stacks[key]!.queue.append(id)
-            emit(.queued(record))
+            return records[id]!
         }
-        return records[id]!
+        stacks[key]!.queue.append(id)
+        emit(.queued(record))
+        return record
     }
 
     private mutating func update(_ target: ToastTarget, _ patch: ToastPatch) throws(ToastError) -> SchedulerReply {
@@ -525,7 +525,7 @@ public struct SchedulerStateMachine: Sendable {
     /// Expires every shown toast whose deadline has passed, earliest first.
     private mutating func expireDue() -> Int {
         var expired = 0
-        while let entry = deadlines.peek(isValid: { [records] in records[$0.id]?.expiresAt == $0.deadline }),
+        while let entry = deadlines.peek(isValid: { [records] in records.expiresAt(of: $0.id) == $0.deadline }),
             entry.deadline <= clock
         {
             _ = deadlines.popMin()
@@ -538,9 +538,9 @@ public struct SchedulerStateMachine: Sendable {
     private mutating func rearmTimer() {
         let records = self.records
         if deadlines.count > 2 * timedCount + 64 {
-            deadlines.rebuild { records[$0.id]?.expiresAt == $0.deadline }
+            deadlines.rebuild { records.expiresAt(of: $0.id) == $0.deadline }
         }
-        let next = deadlines.peek { records[$0.id]?.expiresAt == $0.deadline }?.deadline
+        let next = deadlines.peek { records.expiresAt(of: $0.id) == $0.deadline }?.deadline
         guard next != armedDeadline else { return }
         armedDeadline = next
         effects.append(next.map { .armTimer(at: $0) } ?? .disarmTimer)
@@ -563,7 +563,7 @@ public struct SchedulerStateMachine: Sendable {
             if refill { fill(key) }
         case .queued:
             if !dequeued, var queue = takeQueue(key) {
-                queue.noteRemoved(isLive: { self.records[$0]?.state == .queued })
+                queue.noteRemoved(isLive: { self.records.state(of: $0) == .queued })
                 stacks[key]!.queue = queue
             }
             emit(.cancelled(record, cancelled))
@@ -617,7 +617,7 @@ public struct SchedulerStateMachine: Sendable {
         }
     }
 
-    private func isQueued(_ id: ToastID) -> Bool { records[id]?.state == .queued }
+    private func isQueued(_ id: ToastID) -> Bool { records.state(of: id) == .queued }
 
     /// Moves a stack's queue out of `stacks`, so it can be changed while
     /// `records` is read without copying either (copy-on-write would
@@ -652,7 +652,7 @@ public struct SchedulerStateMachine: Sendable {
                 continue
             }
             guard var queue = takeQueue(key) else { return nil }
-            queue.noteRemoved(isLive: { $0 != id && self.records[$0]?.state == .queued })
+            queue.noteRemoved(isLive: { $0 != id && self.records.state(of: $0) == .queued })
             stacks[key]!.queue = queue
             return id
         }
@@ -662,7 +662,7 @@ public struct SchedulerStateMachine: Sendable {
     /// Takes the oldest waiting toast of a stack.
     private mutating func popWaiting(_ key: StackKey) -> ToastID? {
         guard var queue = takeQueue(key) else { return nil }
-        let next = queue.popFirst(isLive: { self.records[$0]?.state == .queued })
+        let next = queue.popFirst(isLive: { self.records.state(of: $0) == .queued })
         stacks[key]!.queue = queue
         return next
     }

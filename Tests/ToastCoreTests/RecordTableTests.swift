@@ -34,13 +34,45 @@ struct RecordTableTests {
         for id in model.keys { #expect(table[id] == model[id]) }
     }
 
-    @Test func aDrainedTableGivesItsMemoryBack() {
+    @Test(arguments: [ToastRecord.State.queued, .shown])
+    func aDrainedTableGivesItsMemoryBack(state: ToastRecord.State) {
         var table = RecordTable()
-        for id in 1...100_000 { table[ToastID(id)] = Self.record(ToastID(id)) }
+        for id in 1...100_000 {
+            var record = Self.record(ToastID(id))
+            record.state = state
+            table[ToastID(id)] = record
+        }
+        #expect(table.capacity >= 100_000)
         for id in 1...99_990 { table[ToastID(id)] = nil }
         #expect(table.count == 10)
-        #expect(table.values.capacity < 4_096)
+        #expect(table.capacity < 4_096)
         for id in 99_991...100_000 { #expect(table[ToastID(id)]?.id == ToastID(id)) }
+    }
+
+    /// A record moves between the shown array and the packed one as its
+    /// state changes, and reads back equal from either.
+    @Test func recordsMoveBetweenShownAndPacked() {
+        var table = RecordTable()
+        var model: [ToastID: ToastRecord] = [:]
+        var generator = SystemRandomNumberGenerator()
+        for step in 0..<20_000 {
+            let id = ToastID.random(in: 1...500, using: &generator)
+            if Int.random(in: 0..<4, using: &generator) == 0 {
+                table[id] = nil
+                model[id] = nil
+            } else {
+                var record = Self.record(id)
+                record.state = Bool.random(using: &generator) ? .queued : .shown
+                record.expiresAt = Bool.random(using: &generator) ? Int64(step) : nil
+                table[id] = record
+                model[id] = record
+            }
+            #expect(table[id] == model[id])
+            #expect(table.state(of: id) == model[id]?.state)
+            #expect(table.expiresAt(of: id) == model[id]?.expiresAt)
+        }
+        #expect(table.count == model.count)
+        #expect(table.values.sorted { $0.id < $1.id } == model.values.sorted { $0.id < $1.id })
     }
 }
 
