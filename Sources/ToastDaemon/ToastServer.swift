@@ -91,13 +91,18 @@ public final class ToastServer: @unchecked Sendable {
     private func startServiceManagerDuties() {
         let hooks = options.serviceManager
         let hub = self.hub
+        let logger = self.logger
         hub.loop.execute {
             let last = NIOLoopBoundBox(hub.statusLine, eventLoop: hub.loop)
             hooks.ready(last.value)
-            CodePages.release()
+            let releaseCodePages = { @Sendable (when: String) in
+                let released = CodePages.release()
+                logger.debug("let go of code pages", metadata: ["when": "\(when)", "KiB": "\(released / 1024)"])
+            }
+            releaseCodePages("ready")
             let trim = NIOLoopBoundBox(IdleTrim(quietTicks: Self.idleTrimTicks, steps: hub.steps), eventLoop: hub.loop)
             hub.loop.scheduleRepeatedTask(initialDelay: Self.idleTrimTick, delay: Self.idleTrimTick) { _ in
-                if trim.value.tick(steps: hub.steps) { CodePages.release() }
+                if trim.value.tick(steps: hub.steps) { releaseCodePages("idle") }
             }
             hub.loop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in
                 let line = hub.statusLine

@@ -37,6 +37,20 @@ struct JournalAndUnitTests {
         #expect(log.contains("role=failure"), "\(log)")
     }
 
+    /// Once ready, toastd lets go of the code pages start-up touched
+    /// (`CodePages`): the line says how much, and that it was more than nothing.
+    @Test func onceReadyToastdLetsGoOfItsStartupCodePages() throws {
+        let daemon = try DaemonFixture(arguments: ["--log-level", "debug", "--log-target", "stderr"])
+        #expect(try daemon.toastctl("add", "after the release").status == 0)
+        daemon.process.terminate()
+        daemon.process.waitUntilExit()
+        let log = String(decoding: daemon.log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let line = try #require(log.split(separator: "\n").first { $0.contains("let go of code pages") }, "\(log)")
+        #expect(line.contains("when=ready"), "\(line)")
+        let kibibytes = line.split(separator: " ").first { $0.hasPrefix("KiB=") }.flatMap { Int($0.dropFirst(4)) }
+        #expect((kibibytes ?? 0) > 1_024, "\(line)")
+    }
+
     /// Both units pass `systemd-analyze verify --user` with no error and no
     /// warning: it exits 0 on unknown keys, so any output fails the check.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")))
