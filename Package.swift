@@ -109,7 +109,7 @@ let package = Package(
         .target(
             name: "ToastBench",
             dependencies: [
-                "ToastCore", "ToastConfig", "ToastDaemon", "ToastKit", "ToastFreedesktop",
+                "ToastCore", "ToastConfig", "ToastDaemon", "ToastKit", "ToastFreedesktop", "CSystemd",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
