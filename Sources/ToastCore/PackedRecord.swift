@@ -42,9 +42,9 @@ struct PackedRecord: Sendable {
         if toast.resident { flags |= Flag.resident }
         if toast.transient { flags |= Flag.transient }
         writer.unsigned(UInt64(flags))
-        writer.byte(Self.index(of: toast.role, in: ToastRole.allCases))
-        writer.byte(Self.index(of: toast.alignment, in: ToastAlignment.allCases))
-        writer.byte(Self.index(of: toast.cancellation, in: CancellationPolicy.allCases))
+        writer.byte(Self.index(of: toast.role, in: Self.roles))
+        writer.byte(Self.index(of: toast.alignment, in: Self.alignments))
+        writer.byte(Self.index(of: toast.cancellation, in: Self.cancellations))
         writer.byte(toast.invalidation.rawValue)
         switch toast.duration {
         case nil: writer.byte(0)
@@ -93,9 +93,9 @@ struct PackedRecord: Sendable {
         let placement = reader.unsigned()
         let state: ToastRecord.State = reader.byte() == 0 ? .queued : .shown
         let flags = UInt16(truncatingIfNeeded: reader.unsigned())
-        let role = ToastRole.allCases[Int(reader.byte())]
-        let alignment = ToastAlignment.allCases[Int(reader.byte())]
-        let cancellation = CancellationPolicy.allCases[Int(reader.byte())]
+        let role = Self.roles[Int(reader.byte())]
+        let alignment = Self.alignments[Int(reader.byte())]
+        let cancellation = Self.cancellations[Int(reader.byte())]
         let invalidation = InvalidationOptions(rawValue: reader.byte())
         let duration: ToastDuration? =
             switch reader.byte() {
@@ -155,6 +155,12 @@ struct PackedRecord: Sendable {
         static let resident: UInt16 = 1 << 7
         static let transient: UInt16 = 1 << 8
     }
+
+    // Each case is stored as its index here (`allCases` builds a new array
+    // on every call).
+    private static let roles = ToastRole.allCases
+    private static let alignments = ToastAlignment.allCases
+    private static let cancellations = CancellationPolicy.allCases
 
     private static func index<Case: Equatable>(of value: Case, in cases: [Case]) -> UInt8 {
         UInt8(cases.firstIndex(of: value)!)
