@@ -20,9 +20,23 @@ struct ToastNotifyTests {
 
         init() throws {
             session = try FreedesktopBridgeTests.Bus()
-            display = ":\(70 + getpid() % 20)"
-            xvfb = try DaemonFixture.spawn("/usr/bin/Xvfb", [display, "-nolisten", "tcp"])
-            usleep(500_000)
+            // Xvfb picks a free display itself and writes its number once it
+            // accepts clients: a number picked here could be taken, or held
+            // by a lock file whose pid a live process now has.
+            let announced = FileManager.default.temporaryDirectory.appending(path: "xvfb-\(UUID().uuidString.prefix(8))").path
+            defer { try? FileManager.default.removeItem(atPath: announced) }
+            xvfb = try DaemonFixture.spawn("/usr/bin/Xvfb", ["-displayfd", "1", "-nolisten", "tcp"], stdout: announced)
+            var number: Int?
+            for _ in 0..<500 where number == nil {
+                let text = (try? String(contentsOfFile: announced, encoding: .utf8)) ?? ""
+                if text.hasSuffix("\n") { number = Int(text.dropLast()) } else { usleep(10_000) }
+            }
+            guard let number else {
+                kill(xvfb, SIGTERM)
+                DaemonFixture.wait(xvfb)
+                throw POSIXError(.ETIMEDOUT)
+            }
+            display = ":\(number)"
             dunst = try DaemonFixture.spawn("/usr/bin/dunst", [], environment: ["DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": session.address])
             for _ in 0..<200 where try count() == nil { usleep(20_000) }
         }
@@ -46,10 +60,11 @@ struct ToastNotifyTests {
         }
 
         deinit {
-            for pid in [dunst, xvfb] {
-                kill(pid, SIGKILL)
-                DaemonFixture.wait(pid)
-            }
+            kill(dunst, SIGKILL)
+            DaemonFixture.wait(dunst)
+            // SIGTERM: Xvfb removes its lock file (/tmp/.X<n>-lock) on the way out.
+            kill(xvfb, SIGTERM)
+            DaemonFixture.wait(xvfb)
         }
     }
 
