@@ -61,10 +61,11 @@ if ((dunst)); then
 CONF
     read -r BUS_ADDRESS BUS_PID < <(dbus-daemon --config-file="$work/bus.conf" --fork --print-address=1 --print-pid=1 | paste -sd' ')
     export DBUS_SESSION_BUS_ADDRESS="$BUS_ADDRESS"
-    Xvfb :97 -nolisten tcp >/dev/null 2>&1 &
+    # Xvfb picks a free display and writes its number once it accepts clients.
+    Xvfb -displayfd 1 -nolisten tcp >"$work/display" 2>/dev/null &
     XVFB_PID=$!
-    sleep 0.5
-    DISPLAY=:97 dunst >/dev/null 2>&1 &
+    for _ in $(seq 100); do [[ "$(cat "$work/display")" =~ ^[0-9]+$ ]] && break; sleep 0.05; done
+    DISPLAY=":$(cat "$work/display")" dunst >/dev/null 2>&1 &
     DUNST_PID=$!
     for _ in $(seq 50); do notify-send -t 1 ready 2>/dev/null && break; sleep 0.1; done
     peer=(--notify-send "$(command -v notify-send)" --dunst-pid "$DUNST_PID")
