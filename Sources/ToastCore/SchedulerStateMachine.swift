@@ -563,7 +563,7 @@ public struct SchedulerStateMachine: Sendable {
             if refill { fill(key) }
         case .queued:
             if !dequeued, var queue = takeQueue(key) {
-                queue.noteRemoved(isLive: { self.records.state(of: $0) == .queued })
+                queue.noteRemoved(isLive: { self.isQueued($0) })
                 stacks[key]!.queue = queue
             }
             emit(.cancelled(record, cancelled))
@@ -652,7 +652,7 @@ public struct SchedulerStateMachine: Sendable {
                 continue
             }
             guard var queue = takeQueue(key) else { return nil }
-            queue.noteRemoved(isLive: { $0 != id && self.records.state(of: $0) == .queued })
+            queue.noteRemoved(isLive: { $0 != id && self.isQueued($0) })
             stacks[key]!.queue = queue
             return id
         }
@@ -662,7 +662,7 @@ public struct SchedulerStateMachine: Sendable {
     /// Takes the oldest waiting toast of a stack.
     private mutating func popWaiting(_ key: StackKey) -> ToastID? {
         guard var queue = takeQueue(key) else { return nil }
-        let next = queue.popFirst(isLive: { self.records.state(of: $0) == .queued })
+        let next = queue.popFirst(isLive: { self.isQueued($0) })
         stacks[key]!.queue = queue
         return next
     }

@@ -80,14 +80,16 @@ public final class ToastServer: @unchecked Sendable {
         try stopped.futureResult.wait()
     }
 
+    /// How often `IdleTrim` looks at the step count, and after how many
+    /// quiet looks in a row the code pages are let go of again (30 s).
+    static let idleTrimTick = TimeAmount.seconds(10)
+    static let idleTrimTicks = 3
+
     /// READY=1 now, and the code pages start-up touched let go of
     /// (`CodePages`), as they are again after 30 s without a step
     /// (`IdleTrim`); then STATUS= at most once a second, only when it
     /// changed; and WATCHDOG=1 at half the watchdog interval, from the event
     /// loop itself, so that a wedged loop stops the pings and is killed.
-    static let idleTrimTick = TimeAmount.seconds(10)
-    static let idleTrimTicks = 3
-
     private func startServiceManagerDuties() {
         let hooks = options.serviceManager
         let hub = self.hub
