@@ -16,6 +16,10 @@
 /// groups, `|`, `*`, `+`, `?`, `{m}`, `{m,}`, `{m,n}`, and `\` escapes;
 /// plus `\d`, `\w`, `\s` and their negations. Back-references are refused:
 /// no linear matcher can have them. Matching is by Unicode scalar.
+#if canImport(Glibc)
+import Glibc  // memchr(3), memcmp(3)
+#endif
+
 public struct BoundedRegex: Sendable {
     public let pattern: String
     private let program: [Instruction]
@@ -28,6 +32,10 @@ public struct BoundedRegex: Sendable {
     /// or empty match at its start): positions that cannot start a match
     /// are skipped without following the pattern's start.
     private let first: [Instruction]?
+    /// Literals (UTF-8) of which every match contains one, when the pattern
+    /// says: a text with none of them is refused without running the
+    /// machine (`memmem` is many times faster than a step per scalar).
+    let required: [[UInt8]]?
 
     /// Longest pattern accepted, in bytes.
     public static let maxPatternBytes = 256
@@ -51,6 +59,79 @@ public struct BoundedRegex: Sendable {
         program = compiler.program
         sets = compiler.sets
         (anchored, first) = Self.analyzeStart(program)
+        required = Self.requiredLiterals(tree)
+    }
+
+    /// Most alternatives the prefilter looks for; a pattern with more has none.
+    static let maxRequiredLiterals = 8
+
+    /// Literals of which every match of `node` contains one, or nil when the
+    /// pattern does not say (an empty match, `.`, a set, an optional part).
+    /// Of a sequence's candidates (each run of plain scalars, each part's
+    /// own literals) the one whose shortest literal is longest is kept.
+    static func requiredLiterals(_ node: Node) -> [[UInt8]]? {
+        switch node {
+        case .scalar(let scalar):
+            return [Array(String(scalar).utf8)]
+        case .repeated(let inner, let min, _):
+            return min >= 1 ? requiredLiterals(inner) : nil
+        case .alternation(let branches):
+            var all: [[UInt8]] = []
+            for branch in branches {
+                guard let literals = requiredLiterals(branch) else { return nil }
+                all += literals
+            }
+            return all.count <= maxRequiredLiterals ? all : nil
+        case .sequence(let items):
+            var best: [[UInt8]]?
+            func consider(_ candidate: [[UInt8]]) {
+                let shortest = candidate.lazy.map(\.count).min() ?? 0
+                guard shortest > 0 else { return }
+                if let best, (best.lazy.map(\.count).min() ?? 0, -best.count) >= (shortest, -candidate.count) { return }
+                best = candidate
+            }
+            var run: [UInt8] = []
+            for item in items {
+                if case .scalar(let scalar) = item {
+                    run += String(scalar).utf8
+                    continue
+                }
+                if !run.isEmpty { consider([run]) }
+                run = []
+                if let literals = requiredLiterals(item) { consider(literals) }
+            }
+            if !run.isEmpty { consider([run]) }
+            return best
+        case .empty, .any, .set, .lineStart, .lineEnd:
+            return nil
+        }
+    }
+
+    /// Whether `text` contains one of `required` (always, when there are none
+    /// or the text is not contiguous UTF-8).
+    private func mayMatch(_ text: String) -> Bool {
+        guard let required else { return true }
+        return text.utf8.withContiguousStorageIfAvailable { bytes in
+            required.contains { Self.find($0, in: bytes) }
+        } ?? true
+    }
+
+    /// Whether `needle` (not empty) occurs in `haystack`: memchr for its
+    /// first byte, memcmp for the rest (Glibc's module has no memmem).
+    static func find(_ needle: [UInt8], in haystack: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = haystack.baseAddress, needle.count <= haystack.count else { return false }
+        return needle.withUnsafeBufferPointer { needle in
+            let first = Int32(needle[0])
+            let last = base + (haystack.count - needle.count)
+            var cursor = base
+            while cursor <= last {
+                guard let hit = memchr(cursor, first, last - cursor + 1) else { return false }
+                let start = UnsafePointer(hit.assumingMemoryBound(to: UInt8.self))
+                if memcmp(start, needle.baseAddress!, needle.count) == 0 { return true }
+                cursor = start + 1
+            }
+            return false
+        }
     }
 
     /// Follows the pattern's start through jumps and splits: whether every
@@ -90,6 +171,13 @@ public struct BoundedRegex: Sendable {
 
     /// Whether the pattern matches anywhere in `text`.
     public func matches(_ text: String) -> Bool {
+        mayMatch(text) && matchesByMachine(text)
+    }
+
+    /// The machine alone, without the literal prefilter: what a text that
+    /// holds the pattern's literals costs (the benchmark's slow case), and
+    /// the reference the prefilter's tests compare with.
+    @_spi(Benchmarks) public func matchesByMachine(_ text: String) -> Bool {
         let size = program.count
         // One scratch allocation per match: two state sets and the stack.
         return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 6 * size + 2) { scratch in

@@ -12,11 +12,33 @@ import Glibc  // fnmatch(3)
 public struct ToastRules: Sendable {
     /// Per role, what a toast gets when neither its sender nor a rule said.
     public var roles: [ToastRole: RoleDefaults] = [:]
-    public var rules: [ToastRule] = []
+    public var rules: [ToastRule] = [] {
+        didSet { compiled = rules.map(CompiledRule.init) }
+    }
+    /// The rules as `apply` walks them. Read through a class's constants,
+    /// a rule's keys are borrowed in place; read from an array of structs,
+    /// each `Match` was copied (a retain and a release per key) for every
+    /// rule and every toast: a third of the rules' cost in the profile.
+    private var compiled: [CompiledRule] = []
+
+    private final class CompiledRule: Sendable {
+        let match: ToastRule.Match
+        let set: ToastRule.Changes
+        let drop: Bool
+        let exec: [String]?
+
+        init(_ rule: ToastRule) {
+            match = rule.match
+            set = rule.set
+            drop = rule.drop
+            exec = rule.exec
+        }
+    }
 
     public init(roles: [ToastRole: RoleDefaults] = [:], rules: [ToastRule] = []) {
         self.roles = roles
         self.rules = rules
+        compiled = rules.map(CompiledRule.init)
     }
 
     public var isEmpty: Bool { rules.isEmpty && roles.isEmpty }
@@ -40,15 +62,11 @@ public struct ToastRules: Sendable {
     public func apply(to toast: inout Toast, unset: ToastFieldSet = [], modes: [String]) -> Outcome {
         var outcome = Outcome()
         var unset = unset
-        // Through a buffer: iterating the rules by value would copy (retain
-        // and release) every rule's patterns for every toast.
-        rules.withUnsafeBufferPointer { rules in
-            for index in rules.indices where rules[index].match.matches(toast, modes: modes) {
-                outcome.matched.append(index)
-                rules[index].set.apply(to: &toast, unset: &unset)
-                if rules[index].drop { outcome.drop = true }
-                if let exec = rules[index].exec { outcome.exec.append(exec) }
-            }
+        for (index, rule) in compiled.enumerated() where rule.match.matches(toast, modes: modes) {
+            outcome.matched.append(index)
+            rule.set.apply(to: &toast, unset: &unset)
+            if rule.drop { outcome.drop = true }
+            if let exec = rule.exec { outcome.exec.append(exec) }
         }
         if let defaults = roles[toast.role] {
             if toast.duration == nil, unset.contains(.duration), let duration = defaults.duration { toast.duration = duration }
@@ -112,14 +130,17 @@ public struct ToastRule: Sendable {
 
         public init() {}
 
+        @inline(__always)
         public func matches(_ toast: Toast, modes: [String]) -> Bool {
-            if let role, toast.role != role { return false }
-            if let scene, toast.scene != scene { return false }
-            if let alignment, toast.alignment != alignment { return false }
-            if let mode, !modes.contains(mode) { return false }
-            if let source, !source.matches(toast.source ?? "") { return false }
-            if let title, !title.matches(toast.title ?? "") { return false }
-            if let message, !message.matches(toast.message) { return false }
+            // Optional chaining borrows each key where `if let` would copy
+            // it (a retain and a release per key, per rule, per toast).
+            if role != nil && toast.role != role { return false }
+            if alignment != nil && toast.alignment != alignment { return false }
+            if scene.map({ $0 == toast.scene }) == false { return false }
+            if mode.map(modes.contains) == false { return false }
+            if source?.matches(toast.source ?? "") == false { return false }
+            if title?.matches(toast.title ?? "") == false { return false }
+            if message?.matches(toast.message) == false { return false }
             return true
         }
     }

@@ -1,5 +1,5 @@
 import Testing
-import ToastCore
+@_spi(Benchmarks) @testable import ToastCore
 
 #if canImport(Glibc)
 import Glibc
@@ -125,5 +125,63 @@ struct BoundedRegexTests {
         #expect(try BoundedRegex(pattern).matches(text) == Self.glibc(pattern, text))
         let other = String(repeating: "a", count: 4_096) + "bcx d"
         #expect(try BoundedRegex(pattern).matches(other) == Self.glibc(pattern, other))
+    }
+
+    // MARK: - The literal prefilter
+
+    /// Which literals a match must contain, as `matches` looks for them first.
+    @Test(arguments: [
+        ("finished in [0-9]+ s$", ["finished in "]),
+        ("(error|fail(ed|ure))", ["error", "fail"]),
+        ("^(Deploy|Release)", ["Deploy", "Release"]),
+        ("(a|aa)*b", ["b"]),
+        ("x{2,3}yz", ["yz"]),
+        ("[ab]+cd?e", ["c"]),
+        ("(ab)+", ["ab"]),
+        ("é+t", ["é"]),
+        ("a?", nil),
+        (".*", nil),
+        ("(a|)b?", nil),
+        ("(a|[bc])", nil),
+        ("(a|b|c|d|e|f|g|h|i)", nil),
+    ] as [(String, [String]?)])
+    func requiredLiterals(pattern: String, literals: [String]?) throws {
+        let required = try BoundedRegex(pattern).required.map { $0.map { String(decoding: $0, as: UTF8.self) } }
+        #expect(required == literals, "/\(pattern)/")
+    }
+
+    /// The prefilter only ever saves work: on random patterns and texts
+    /// (ASCII and multi-byte), `matches` answers as the machine alone.
+    @Test func thePrefilterNeverChangesAnAnswer() throws {
+        var generator = Generator(state: 7)
+        var refused = 0
+        for _ in 0..<2_000 {
+            let accented = generator.next(2) == 0
+            let pattern = String(generator.anchoredPattern().map { accented && $0 == "c" ? "é" : $0 })
+            // A rare pattern is too long or too large to compile; the
+            // refusal has its own test.
+            guard let regex = try? BoundedRegex(pattern) else { continue }
+            for _ in 0..<8 {
+                let text = String(generator.text().map { accented && $0 == "!" ? "é" : $0 })
+                let byMachine = regex.matchesByMachine(text)
+                #expect(regex.matches(text) == byMachine, "/\(pattern)/ on \"\(text)\"")
+                if !byMachine && regex.required != nil { refused += 1 }
+            }
+        }
+        #expect(refused > 1_000)
+    }
+
+    @Test func findsALiteralAnywhereInTheBytes() {
+        func find(_ needle: String, _ haystack: String) -> Bool {
+            Array(haystack.utf8).withUnsafeBufferPointer { BoundedRegex.find(Array(needle.utf8), in: $0) }
+        }
+        #expect(find("ab", "ab"))
+        #expect(find("ab", "xxab"))
+        #expect(find("aab", "aaab"))
+        #expect(find("b", "ab"))
+        #expect(!find("ab", "a"))
+        #expect(!find("ab", ""))
+        #expect(!find("abc", "abxabyab"))
+        #expect(find("é", "caf\u{E9}"))
     }
 }

@@ -27,6 +27,29 @@ struct ToastRulesTests {
         #expect(!outcome.drop)
     }
 
+    /// `apply` walks a compiled copy of `rules`: a rule appended, replaced
+    /// or removed after the rules were made (as the config reader appends
+    /// them) takes effect at once.
+    @Test func rulesChangedAfterInitApply() {
+        var rules = ToastRules()
+        rules.rules.append(Self.rule { $0.match.role = .info; $0.set.icon = "appended" })
+        var toast = Toast(message: "m", role: .info)
+        #expect(rules.apply(to: &toast, modes: []).matched == [0])
+        #expect(toast.icon == "appended")
+
+        rules.rules[0].set.icon = "replaced"
+        rules.rules.append(Self.rule { $0.match.message = .glob("m"); $0.drop = true })
+        var again = Toast(message: "m", role: .info)
+        let outcome = rules.apply(to: &again, modes: [])
+        #expect(again.icon == "replaced")
+        #expect(outcome.matched == [0, 1] && outcome.drop)
+
+        rules.rules.removeAll()
+        var last = Toast(message: "m", role: .info)
+        #expect(rules.apply(to: &last, modes: []).matched.isEmpty)
+        #expect(last.icon == nil)
+    }
+
     @Test func roleDefaultsFillOnlyWhatNeitherTheSenderNorARuleSaid() {
         let rules = ToastRules(
             roles: [.failure: RoleDefaults(duration: .indefinite, alignment: .bottom, dismissible: false)],
