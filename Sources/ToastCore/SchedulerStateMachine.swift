@@ -244,6 +244,10 @@ public struct SchedulerStateMachine: Sendable {
 
     public func record(_ id: ToastID) -> ToastRecord? { records[id] }
 
+    /// Whether the toast is shown or queued (nil: it ended or never was),
+    /// without unpacking a queued record as `record(_:)` does.
+    public func state(of id: ToastID) -> ToastRecord.State? { records.state(of: id) }
+
     /// The live toast with this identity.
     private func holder(of identity: Identity) -> ToastID? {
         identities.find(identity, identity: records.identity(of:))
@@ -617,7 +621,7 @@ public struct SchedulerStateMachine: Sendable {
         }
     }
 
-    private func isQueued(_ id: ToastID) -> Bool { records.state(of: id) == .queued }
+    private func isQueued(_ id: ToastID) -> Bool { state(of: id) == .queued }
 
     /// Moves a stack's queue out of `stacks`, so it can be changed while
     /// `records` is read without copying either (copy-on-write would

@@ -90,7 +90,7 @@ public enum FuzzInput {
                     if replyViolations.count < 5 { replyViolations.append(problem) }
                 }
             }
-            for run in service.takeRuns() where service.scheduler.record(run.record.id)?.state != .shown {
+            for run in service.takeRuns() where service.scheduler.state(of: run.record.id) != .shown {
                 // A command runs when its toast is presented (or re-added while shown).
                 if replyViolations.count < 5 { replyViolations.append("exec for toast \(run.record.id), which is not shown") }
             }

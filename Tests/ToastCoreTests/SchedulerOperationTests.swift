@@ -27,6 +27,22 @@ struct SchedulerOperationTests {
         #expect(h.machine.count == 2)
     }
 
+    /// `state(of:)` answers as the record would, for shown, queued
+    /// (packed) and ended toasts, without unpacking.
+    @Test func stateOfAToastAgreesWithItsRecord() {
+        var h = SchedulerHarness(SchedulerConfiguration(maxVisible: 1))
+        let shown = h.add(toast("shown", duration: .short))
+        let queued = h.add(toast("queued"))
+        #expect(h.machine.state(of: shown) == .shown)
+        #expect(h.machine.state(of: queued) == .queued)
+        #expect(h.machine.state(of: queued) == h.machine.record(queued)?.state)
+        h.advance(by: 2_000)
+        #expect(h.machine.state(of: shown) == nil)
+        #expect(h.machine.record(shown) == nil)
+        #expect(h.machine.state(of: queued) == .shown)
+        #expect(h.machine.state(of: 999) == nil)
+    }
+
     @Test func reAddingAQueuedToastUpdatesItWhereItWaits() {
         var h = SchedulerHarness(SchedulerConfiguration(maxVisible: 1))
         h.add(toast("shown", duration: .short))
