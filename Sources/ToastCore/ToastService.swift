@@ -164,7 +164,16 @@ public struct ToastService: Sendable {
     public mutating func respond<Bytes: Collection<UInt8>>(
         toLine line: Bytes, defaultSource: String?, now: ToastInstant, connection: EventRouter.ConnectionID? = nil
     ) -> Response {
-        switch WireDecoder.decode(line: line) {
+        respond(to: WireDecoder.decode(line: line), defaultSource: defaultSource, now: now, connection: connection)
+    }
+
+    /// Answers a line already decoded: its request, or the typed error it
+    /// was refused with.
+    public mutating func respond(
+        to decoded: Result<RequestEnvelope, WireDecoder.Failure>, defaultSource: String?, now: ToastInstant,
+        connection: EventRouter.ConnectionID? = nil
+    ) -> Response {
+        switch decoded {
         case .success(let envelope):
             return respond(to: envelope, defaultSource: defaultSource, now: now, connection: connection)
         case .failure(let failure):

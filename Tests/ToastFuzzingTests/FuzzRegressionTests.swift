@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import ToastCore
-import ToastFuzzing
+@testable import ToastCore
+@testable import ToastFuzzing
 
 /// Every seed and every input the fuzzer once broke toastd with, replayed
 /// through the fuzz target's own driver: none may break a promise again.
@@ -35,6 +35,23 @@ struct FuzzRegressionTests {
 
     /// The driver itself must notice a broken promise: a session whose
     /// replies are fine but whose toasts never end is caught by `finish`.
+    /// The reply check reads the line toastd would write: a real reply
+    /// (a list, which repeats the state) reads back to its value; a value
+    /// JSON cannot hold does not.
+    @Test func theReplyCheckReadsTheWireLine() {
+        var service = ToastService(configuration: FuzzInput.configuration)
+        _ = service.respond(toLine: Array(#"{"op":"add","toast":{"message":"a \"quoted\"\nline é"}}"#.utf8), defaultSource: nil, now: 0)
+        let list = service.respond(toLine: Array(#"{"op":"list","ref":7}"#.utf8), defaultSource: nil, now: 0)
+        #expect(list.replyLine != nil)
+        #expect(FuzzInput.readsBack(list) == nil)
+        let reply = list.reply!
+        let line = list.replyLine!
+        #expect(FuzzInput.readsBack(Array(line.dropLast()), as: reply)?.contains("not one line") == true)
+        #expect(FuzzInput.readsBack(line + line, as: reply)?.contains("not one line") == true)
+        #expect(FuzzInput.readsBack(Array(line.dropLast(2)) + [UInt8(ascii: "\n")], as: reply)?.contains("not valid JSON") == true)
+        #expect(FuzzInput.readsBack(Array(#"{"ok":true,"ref":8}"#.utf8) + [UInt8(ascii: "\n")], as: reply)?.contains("does not read back") == true)
+    }
+
     @Test func theDriverCatchesABrokenPromise() {
         var machine = SchedulerStateMachine(configuration: FuzzInput.configuration)
         var invariants = SchedulerInvariants(configuration: FuzzInput.configuration)
