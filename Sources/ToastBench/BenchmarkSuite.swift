@@ -243,24 +243,36 @@ public struct BenchmarkSuite {
     // MARK: - 3. Fan-out
 
     public func fanOut() throws {
-        // First the daemon's own cost (one thread reads every
-        // subscriber), then what viewers see (a thread each, sharing the cores).
+        // First the daemon's own cost (one thread reads every subscriber;
+        // beside it, the same thread never sleeping), then what viewers see
+        // (a process each, sharing the cores).
         var output = "## 3. Fan-out latency (add written → presented read)\n\n"
-        for (readers, title) in [
-            (FanOutBenchmark.Readers.oneThread, "Every subscriber read by one thread (toastd's cost; the target: p99 ≤ 1 ms at 128):"),
-            (.threadPerSubscriber, "A reader thread per subscriber (what that many viewers see on this machine):"),
-        ] {
-            var table = Table("subscribers", "p50 µs", "p99 µs", "samples")
-            for subscribers in [1, 16, 128] {
-                let server = try startToastd()
-                defer { server.stop() }
-                let latencies = try FanOutBenchmark.run(
-                    socket: server.socket, subscribers: subscribers, samples: quick ? 100 : 400, readers: readers
-                )
-                table.add("\(subscribers)", Figure.fixed(latencies.median, 0), Figure.fixed(latencies.percentile(99), 0), "\(latencies.count)")
-            }
-            output += title + "\n\n" + table.markdown + "\n\n"
+        let counts = [1, 16, 128]
+        let samples = quick ? 100 : 400
+        func measure(_ readers: FanOutBenchmark.Readers, subscribers: Int) throws -> Samples {
+            let server = try startToastd()
+            defer { server.stop() }
+            return try FanOutBenchmark.run(socket: server.socket, subscribers: subscribers, samples: samples, readers: readers)
         }
+        var table = Table("subscribers", "p50 µs", "p99 µs", "samples", "reader polling: p50 µs", "p99 µs")
+        for subscribers in counts {
+            let blocking = try measure(.oneThread, subscribers: subscribers)
+            let polling = try measure(.oneSpinningThread, subscribers: subscribers)
+            table.add(
+                "\(subscribers)", Figure.fixed(blocking.median, 0), Figure.fixed(blocking.percentile(99), 0), "\(blocking.count)",
+                Figure.fixed(polling.median, 0), Figure.fixed(polling.percentile(99), 0)
+            )
+        }
+        output += "Every subscriber read by one thread on epoll (toastd's cost; the target: p99 ≤ 1 ms at 128). "
+        output += "The last two columns: the same thread polling epoll without sleeping, so that toastd's writes do not pay for waking it:\n\n"
+        output += table.markdown + "\n\n"
+        var viewers = Table("subscribers", "p50 µs", "p99 µs", "samples")
+        for subscribers in counts {
+            let latencies = try measure(.processPerSubscriber(executable: programs.bench), subscribers: subscribers)
+            viewers.add("\(subscribers)", Figure.fixed(latencies.median, 0), Figure.fixed(latencies.percentile(99), 0), "\(latencies.count)")
+        }
+        output += "A process per subscriber, each blocked in its read (what that many viewers see on this machine):\n\n"
+        output += viewers.markdown + "\n\n"
         Swift.print(output, terminator: "")
     }
 

@@ -8,94 +8,84 @@ import Glibc
 /// N subscribers. Adds go one at a time (each waits for its reply) with a
 /// pause between them, so this measures latency, not a queue under load.
 /// Each toast goes to a scene of its own, so it is presented at once.
+/// Every clock read is CLOCK_MONOTONIC, which all processes share.
 public enum FanOutBenchmark {
     /// Who reads the subscribers' sockets.
     public enum Readers: Sendable {
-        /// One thread polls every socket: what remains is the daemon's own
-        /// cost (the target applies to this).
+        /// One thread waits on every socket with epoll: what remains is the
+        /// daemon's own cost (the target applies to this).
         case oneThread
-        /// A thread per subscriber, each blocked in its own read, sharing the
-        /// cores with toastd: what N viewers see.
-        case threadPerSubscriber
+        /// The same thread, but it polls epoll without ever sleeping, so
+        /// the kernel never has to wake it: toastd's writes no longer pay
+        /// for the reader's wake-ups.
+        case oneSpinningThread
+        /// A process per subscriber (`executable fanout-viewer`), each
+        /// blocked in its own read, sharing the cores with toastd: what N
+        /// viewers see.
+        case processPerSubscriber(executable: String)
     }
 
     public static func run(
         socket: String, subscribers: Int, samples: Int, readers: Readers = .oneThread, pauseMicroseconds: UInt32 = 2_000
     ) throws -> Samples {
         let tag = "fanout-\(monotonicNanoseconds() % 1_000_000)-"
-        let needle = Array("\"message\":\"\(tag)".utf8)
-        let listeners = try (0..<subscribers).map { _ in try LineSocket(path: socket) }
-        for listener in listeners {
-            try listener.write(RequestLine.subscribeLive)
-            _ = try listener.readLine()
-        }
-        let sent = Locked([UInt64](repeating: 0, count: samples))
-        let received = Locked([[UInt64]](repeating: [], count: subscribers))
-        let failure = Locked<String?>(nil)
         let adder = try LineSocket(path: socket)
-
-        let readerThreads = readers == .oneThread ? 1 : subscribers
-        onThreads(readerThreads + 1) { index in
-            if index == readerThreads {
-                do {
-                    for sample in 0..<samples {
-                        let line = RequestLine.add(Toast(message: "\(tag)\(sample)", duration: .indefinite, scene: "fanout-\(sample)"))
-                        let start = monotonicNanoseconds()
-                        sent.withLock { $0[sample] = start }
-                        try adder.write(line)
-                        _ = try adder.readLine()
-                        usleep(pauseMicroseconds)
-                    }
-                } catch {
-                    failure.withLock { $0 = "adder: \(error)" }
-                }
-                return
+        let received: [[UInt64]]
+        var sent: [UInt64] = []
+        switch readers {
+        case .oneThread, .oneSpinningThread:
+            let listeners = try (0..<subscribers).map { _ in try LineSocket(path: socket) }
+            for listener in listeners {
+                try listener.write(RequestLine.subscribeLive)
+                _ = try listener.readLine()
             }
-            if readers == .oneThread {
-                do {
-                    received.withLock { $0 = [] }
-                    let times = try Self.readAll(listeners, samples: samples, needle: needle)
-                    received.withLock { $0 = times }
-                } catch {
-                    failure.withLock { $0 = "\(error)" }
-                }
-                return
-            }
-            var times = [UInt64](repeating: 0, count: samples)
-            var seen = 0
-            while seen < samples {
-                let alive = listeners[index].readLines(timeout: 20_000) { line in
-                    guard line.starts(with: "{\"event\":\"presented\""), let number = Self.sample(after: needle, in: line),
-                        number < samples
-                    else { return }
-                    times[number] = monotonicNanoseconds()
-                    seen += 1
-                }
-                if !alive {
-                    failure.withLock { $0 = "subscriber \(index) saw \(seen) of \(samples)" }
-                    break
+            let spinning = if case .oneSpinningThread = readers { true } else { false }
+            let times = Locked<Result<[[UInt64]], any Error>>(.success([]))
+            let sentTimes = Locked<Result<[UInt64], any Error>>(.success([]))
+            onThreads(2) { index in
+                if index == 0 {
+                    sentTimes.withLock { $0 = Result { try addAll(adder, tag: tag, samples: samples, pause: pauseMicroseconds) } }
+                } else {
+                    let needle = Array("\"message\":\"\(tag)".utf8)
+                    times.withLock { $0 = Result { try readAll(listeners, samples: samples, needle: needle, spinning: spinning) } }
                 }
             }
-            received.withLock { $0[index] = times }
+            sent = try sentTimes.current.get()
+            received = try times.current.get()
+        case .processPerSubscriber(let executable):
+            let viewers = try Viewers(executable: executable, socket: socket, count: subscribers, samples: samples, tag: tag)
+            sent = try addAll(adder, tag: tag, samples: samples, pause: pauseMicroseconds)
+            received = try viewers.results()
         }
-        if let failure = failure.current { throw BenchError(failure) }
         _ = try? adder.write(RequestLine.clearAll)
         _ = try? adder.readLine()
-        let start = sent.current
         var latencies = Samples()
-        for times in received.current {
-            for (sample, time) in times.enumerated() { latencies.append(Double(time &- start[sample]) / 1000) }
+        for times in received {
+            for (sample, time) in times.enumerated() { latencies.append(Double(time &- sent[sample]) / 1000) }
         }
         return latencies
     }
 
-    /// Every subscriber's presented events, read by one thread that polls
-    /// every socket; the time each sample reached each subscriber.
-    static func readAll(_ listeners: [LineSocket], samples: Int, needle: [UInt8]) throws -> [[UInt64]] {
+    /// Adds the samples one at a time, each after the last one's reply and
+    /// a pause; when each was written.
+    static func addAll(_ adder: LineSocket, tag: String, samples: Int, pause: UInt32) throws -> [UInt64] {
+        var sent = [UInt64](repeating: 0, count: samples)
+        for sample in 0..<samples {
+            let line = RequestLine.add(Toast(message: "\(tag)\(sample)", duration: .indefinite, scene: "fanout-\(sample)"))
+            sent[sample] = monotonicNanoseconds()
+            try adder.write(line)
+            _ = try adder.readLine()
+            usleep(pause)
+        }
+        return sent
+    }
+
+    /// Every subscriber's presented events, read by one thread that waits
+    /// on (or, `spinning`, polls) one epoll set; the time each sample
+    /// reached each subscriber.
+    static func readAll(_ listeners: [LineSocket], samples: Int, needle: [UInt8], spinning: Bool) throws -> [[UInt64]] {
         // One epoll set, as a daemon's own loop would read them: a wake-up
-        // costs the sockets that are ready, not a scan of all of them
-        // (poll(2) over 128 descriptors made the reader's cost grow with
-        // the count and counted it against toastd).
+        // costs the sockets that are ready, not a scan of all of them.
         let epoll = toastd_epoll_create()
         guard epoll >= 0 else { throw BenchError("epoll_create1: errno \(errno)") }
         defer { close(epoll) }
@@ -106,17 +96,17 @@ public enum FanOutBenchmark {
         var seen = [Int](repeating: 0, count: listeners.count)
         var ready = [UInt64](repeating: 0, count: min(listeners.count, 256))
         var complete = 0
+        let deadline = monotonicNanoseconds() + 20_000_000_000
         while complete < listeners.count {
-            let count = toastd_epoll_wait_many(epoll, 20_000, &ready, Int32(ready.count))
+            let count = toastd_epoll_wait_many(epoll, spinning ? 0 : 20_000, &ready, Int32(ready.count))
             if count < 0 && errno == EINTR { continue }
+            if count == 0 && spinning && monotonicNanoseconds() < deadline { continue }
             guard count > 0 else { throw BenchError("subscribers saw \(seen.reduce(0, +)) of \(samples * listeners.count) events") }
             for token in ready[..<Int(count)] {
                 let index = Int(token)
                 let before = seen[index]
                 let alive = listeners[index].readLines { line in
-                    guard line.starts(with: "{\"event\":\"presented\""), let number = Self.sample(after: needle, in: line),
-                        number < samples
-                    else { return }
+                    guard let number = sample(in: line, needle: needle, samples: samples) else { return }
                     times[index][number] = monotonicNanoseconds()
                     seen[index] += 1
                 }
@@ -127,7 +117,87 @@ public enum FanOutBenchmark {
         return times
     }
 
-    static func sample(after needle: [UInt8], in line: ArraySlice<UInt8>) -> Int? {
-        line.integer(after: needle)
+    /// The sample number of a presented event of this run, if `line` is one.
+    static func sample(in line: ArraySlice<UInt8>, needle: [UInt8], samples: Int) -> Int? {
+        guard line.starts(with: "{\"event\":\"presented\"".utf8), let number = line.integer(after: needle), number < samples
+        else { return nil }
+        return number
+    }
+
+    // MARK: - A process per subscriber
+
+    /// One viewer process (`toast-bench fanout-viewer`): subscribes, writes
+    /// `ready` to stdout, reads until it has seen every sample of `tag`,
+    /// then writes when each arrived (monotonic nanoseconds) on one line.
+    public static func view(socket: String, samples: Int, tag: String) throws {
+        let listener = try LineSocket(path: socket)
+        try listener.write(RequestLine.subscribeLive)
+        _ = try listener.readLine()
+        emit("ready\n")
+        let needle = Array("\"message\":\"\(tag)".utf8)
+        var times = [UInt64](repeating: 0, count: samples)
+        var seen = 0
+        while seen < samples {
+            let alive = listener.readLines(timeout: 20_000) { line in
+                guard let number = sample(in: line, needle: needle, samples: samples) else { return }
+                times[number] = monotonicNanoseconds()
+                seen += 1
+            }
+            guard alive else { throw BenchError("a viewer saw \(seen) of \(samples) events") }
+        }
+        emit("times " + times.map(String.init).joined(separator: " ") + "\n")
+    }
+
+    private static func emit(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+    }
+
+    /// The viewer processes of one run, each writing to a file of its own.
+    final class Viewers {
+        let directory: String
+        let processes: [ChildProcess]
+
+        init(executable: String, socket: String, count: Int, samples: Int, tag: String) throws {
+            var template = Array("/tmp/toast-bench-viewers-XXXXXX".utf8CString)
+            guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp: errno \(errno)") }
+            directory = String(cString: made)
+            var started: [ChildProcess] = []
+            for index in 0..<count {
+                started.append(
+                    try ChildProcess(
+                        executable, ["fanout-viewer", "--socket", socket, "--samples", "\(samples)", "--tag", tag],
+                        output: "\(directory)/\(index)"
+                    )
+                )
+            }
+            processes = started
+            // Every viewer subscribed before the first add.
+            let deadline = monotonicNanoseconds() + 30_000_000_000
+            for index in 0..<count {
+                while !readFile("\(directory)/\(index)").hasPrefix("ready\n") {
+                    guard monotonicNanoseconds() < deadline else { throw BenchError("viewer \(index) did not subscribe") }
+                    usleep(1_000)
+                }
+            }
+        }
+
+        deinit {
+            for process in processes { process.terminate() }
+            for index in processes.indices { unlink("\(directory)/\(index)") }
+            rmdir(directory)
+        }
+
+        /// Each viewer's arrival times, once all have exited.
+        func results() throws -> [[UInt64]] {
+            try processes.indices.map { index in
+                let status = processes[index].wait()
+                let output = readFile("\(directory)/\(index)")
+                guard status == 0, let line = output.split(separator: "\n").first(where: { $0.hasPrefix("times ") }) else {
+                    throw BenchError("viewer \(index) exited with \(status): \(output.suffix(300))")
+                }
+                return line.dropFirst("times ".count).split(separator: " ").map { UInt64($0) ?? 0 }
+            }
+        }
     }
 }

@@ -13,7 +13,7 @@ struct ToastBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "toast-bench",
         abstract: "Measure toastd against its peers and its floor, and soak it.",
-        subcommands: [Run.self, Soak.self, NIOEcho.self, NotifyRate.self],
+        subcommands: [Run.self, Soak.self, NIOEcho.self, NotifyRate.self, FanOutViewer.self],
         defaultSubcommand: Run.self
     )
 
@@ -114,6 +114,16 @@ struct ToastBenchCommand: ParsableCommand {
                     + "p99 \(Figure.fixed(rate.latencies.percentile(99))) ms"
             )
         }
+    }
+
+    struct FanOutViewer: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "fanout-viewer", abstract: "One subscriber of the fan-out scenario, in a process of its own.", shouldDisplay: false
+        )
+        @Option(help: "toastd's socket.") var socket: String
+        @Option(help: "Presented events to wait for.") var samples: Int
+        @Option(help: "The message prefix of this run's toasts.") var tag: String
+        func run() throws { try FanOutBenchmark.view(socket: socket, samples: samples, tag: tag) }
     }
 
     struct NIOEcho: ParsableCommand {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import ToastCore
 
@@ -62,8 +63,34 @@ struct LoadToolTests {
     @Test func fanOutReadsTheSampleNumber() {
         let needle = Array(#""message":"fanout-1-"#.utf8)
         let line = Array(#"{"event":"presented","toast":{"message":"fanout-1-42","scene":"x"}}"#.utf8)
-        #expect(FanOutBenchmark.sample(after: needle, in: line[...]) == 42)
-        #expect(FanOutBenchmark.sample(after: needle, in: Array("{}".utf8)[...]) == nil)
+        #expect(FanOutBenchmark.sample(in: line[...], needle: needle, samples: 100) == 42)
+        // Not this run's sample, not a presented event, or past the samples.
+        #expect(FanOutBenchmark.sample(in: line[...], needle: needle, samples: 42) == nil)
+        #expect(FanOutBenchmark.sample(in: Array(#"{"event":"updated","toast":{"message":"fanout-1-4"}}"#.utf8)[...], needle: needle, samples: 100) == nil)
+        #expect(FanOutBenchmark.sample(in: Array("{}".utf8)[...], needle: needle, samples: 100) == nil)
+    }
+
+    /// The fan-out scenario against the real toastd, with each kind of
+    /// reader: one epoll thread (waiting, then polling) and a viewer process
+    /// per subscriber (this package's own toast-bench, beside the tests).
+    @Test func fanOutMeasuresEveryKindOfReaderAgainstTheRealToastd() throws {
+        let binaries = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let directory = FileManager.default.fileExists(atPath: binaries.appending(path: "toastd").path)
+            ? binaries : binaries.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readers: [FanOutBenchmark.Readers] = [
+            .oneThread, .oneSpinningThread, .processPerSubscriber(executable: directory.appending(path: "toast-bench").path),
+        ]
+        for reader in readers {
+            let server = try ServerUnderTest(
+                name: "toastd", executable: directory.appending(path: "toastd").path,
+                arguments: ["--socket", "{socket}", "--log-level", "error", "--ephemeral"]
+            )
+            defer { server.stop() }
+            let latencies = try FanOutBenchmark.run(socket: server.socket, subscribers: 3, samples: 4, readers: reader, pauseMicroseconds: 0)
+            #expect(latencies.count == 12, "\(reader)")
+            // Every arrival after its add was written, and within the run.
+            #expect(latencies.values.allSatisfy { $0 > 0 && $0 < 20_000_000 }, "\(reader): \(latencies.values)")
+        }
     }
 }
 
