@@ -124,8 +124,20 @@ extension WireEncoder {
         out.append(UInt8(ascii: "}"))
     }
 
+    /// Decimal digits, written straight into `out` (no `String` between).
     static func writeInteger(_ value: Int64, into out: inout [UInt8]) {
-        out.append(contentsOf: String(value).utf8)
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        // Int64's magnitude has at most 19 digits; fill them from the end.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
     }
 
     /// Writes the separator and the key of each member in turn; the caller
@@ -138,7 +150,10 @@ extension WireEncoder {
             first = false
             out.append(UInt8(ascii: "\""))
             key.withUTF8Buffer { out.append(contentsOf: $0) }
-            out.append(contentsOf: #"":"#.utf8)
+            // Two appends, not a String's UTF-8 view: the view took the
+            // generic sequence path (a third of this function's profile).
+            out.append(UInt8(ascii: "\""))
+            out.append(UInt8(ascii: ":"))
         }
 
         mutating func string(_ key: StaticString, _ value: String, into out: inout [UInt8]) {
@@ -153,7 +168,8 @@ extension WireEncoder {
 
         mutating func bool(_ key: StaticString, _ value: Bool, into out: inout [UInt8]) {
             next(key, into: &out)
-            out.append(contentsOf: (value ? "true" : "false").utf8)
+            let literal: StaticString = value ? "true" : "false"
+            literal.withUTF8Buffer { out.append(contentsOf: $0) }
         }
     }
 }

@@ -215,6 +215,17 @@ struct EventLineTests {
 }
 
 extension EventLineTests {
+    /// Integers are written digit by digit, with no String between: the
+    /// same text as Swift's own, at the edges and in between.
+    @Test(arguments: [Int64.min, Int64.min + 1, -1_000_000_000_000, -10, -9, -1, 0, 1, 9, 10, 99, 100, 1_764_000_000_000, Int64.max - 1, Int64.max])
+    func integersAreWrittenAsSwiftWritesThem(value: Int64) {
+        var out: [UInt8] = Array("x".utf8)
+        WireEncoder.writeInteger(value, into: &out)
+        #expect(String(decoding: out, as: UTF8.self) == "x\(value)")
+    }
+}
+
+extension EventLineTests {
     /// Replies that carry a toast are written directly too: same bytes.
     @Test func replyLinesMatchTheCanonicalForm() async {
         await propertyCheck(count: 60, input: SchedulerPropertyTests.steps) { steps in
