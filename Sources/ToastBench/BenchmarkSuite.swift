@@ -272,8 +272,10 @@ public struct BenchmarkSuite {
             viewers.add("\(subscribers)", Figure.fixed(latencies.median, 0), Figure.fixed(latencies.percentile(99), 0), "\(latencies.count)")
         }
         output += "A process per subscriber, each blocked in its read (what that many viewers see on this machine):\n\n"
-        output += viewers.markdown + "\n\n"
-        Swift.print(output, terminator: "")
+        output += viewers.markdown + "\n"
+        // Through the suite's writer, so the section shows in its place
+        // (Swift.print's buffer came out after every later section).
+        print(output)
     }
 
     // MARK: - 4. Memory
