@@ -46,7 +46,7 @@ public enum FanOutBenchmark {
                 if index == 0 {
                     sentTimes.withLock { $0 = Result { try addAll(adder, tag: tag, samples: samples, pause: pauseMicroseconds) } }
                 } else {
-                    let needle = Array("\"message\":\"\(tag)".utf8)
+                    let needle = Self.needle(for: tag)
                     times.withLock { $0 = Result { try readAll(listeners, samples: samples, needle: needle, spinning: spinning) } }
                 }
             }
@@ -117,6 +117,11 @@ public enum FanOutBenchmark {
         return times
     }
 
+    /// What precedes the sample number in this run's presented events.
+    static func needle(for tag: String) -> [UInt8] {
+        Array("\"message\":\"\(tag)".utf8)
+    }
+
     /// The sample number of a presented event of this run, if `line` is one.
     static func sample(in line: ArraySlice<UInt8>, needle: [UInt8], samples: Int) -> Int? {
         guard line.starts(with: "{\"event\":\"presented\"".utf8), let number = line.integer(after: needle), number < samples
@@ -126,15 +131,16 @@ public enum FanOutBenchmark {
 
     // MARK: - A process per subscriber
 
-    /// One viewer process (`toast-bench fanout-viewer`): subscribes, writes
-    /// `ready` to stdout, reads until it has seen every sample of `tag`,
-    /// then writes when each arrived (monotonic nanoseconds) on one line.
-    public static func view(socket: String, samples: Int, tag: String) throws {
+    /// One viewer process (`toast-bench fanout-viewer`): subscribes, says
+    /// `ready` through `emit` (the executable's stdout writer), reads until
+    /// it has seen every sample of `tag`, then says when each arrived
+    /// (monotonic nanoseconds) on one line.
+    public static func view(socket: String, samples: Int, tag: String, emit: (String) -> Void) throws {
         let listener = try LineSocket(path: socket)
         try listener.write(RequestLine.subscribeLive)
         _ = try listener.readLine()
-        emit("ready\n")
-        let needle = Array("\"message\":\"\(tag)".utf8)
+        emit("ready")
+        let needle = Self.needle(for: tag)
         var times = [UInt64](repeating: 0, count: samples)
         var seen = 0
         while seen < samples {
@@ -145,12 +151,7 @@ public enum FanOutBenchmark {
             }
             guard alive else { throw BenchError("a viewer saw \(seen) of \(samples) events") }
         }
-        emit("times " + times.map(String.init).joined(separator: " ") + "\n")
-    }
-
-    private static func emit(_ text: String) {
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+        emit("times " + times.map(String.init).joined(separator: " "))
     }
 
     /// The viewer processes of one run, each writing to a file of its own.

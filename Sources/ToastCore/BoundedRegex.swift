@@ -34,7 +34,8 @@ public struct BoundedRegex: Sendable {
     private let first: [Instruction]?
     /// Literals (UTF-8) of which every match contains one, when the pattern
     /// says: a text with none of them is refused without running the
-    /// machine (`memmem` is many times faster than a step per scalar).
+    /// machine (`memchr` over the bytes is many times faster than a step of
+    /// the machine per scalar).
     let required: [[UInt8]]?
 
     /// Longest pattern accepted, in bytes.

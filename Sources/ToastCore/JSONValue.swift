@@ -76,7 +76,7 @@ extension JSONValue {
         case .bool(let value):
             out.append(contentsOf: (value ? "true" : "false").utf8)
         case .int(let value):
-            out.append(contentsOf: String(value).utf8)
+            WireEncoder.writeInteger(value, into: &out)
         case .double(let value):
             Self.writeNumber(value, into: &out)
         case .string(let value):
@@ -123,7 +123,7 @@ extension JSONValue {
             return
         }
         if value == value.rounded(), abs(value) < 1e15 {
-            out.append(contentsOf: String(Int64(value)).utf8)
+            WireEncoder.writeInteger(Int64(value), into: &out)
         } else {
             out.append(contentsOf: value.description.utf8)
         }

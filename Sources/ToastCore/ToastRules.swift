@@ -16,9 +16,10 @@ public struct ToastRules: Sendable {
         didSet { compiled = rules.map(CompiledRule.init) }
     }
     /// The rules as `apply` walks them. Read through a class's constants,
-    /// a rule's keys are borrowed in place; read from an array of structs,
-    /// each `Match` was copied (a retain and a release per key) for every
-    /// rule and every toast: a third of the rules' cost in the profile.
+    /// with `Match.matches` inlined, a rule's keys are borrowed in place;
+    /// read from an array of structs, each `Match` was copied (a retain and
+    /// a release per key) for every rule and every toast: a third of the
+    /// rules' cost in the profile.
     private var compiled: [CompiledRule] = []
 
     private final class CompiledRule: Sendable {

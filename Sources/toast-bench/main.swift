@@ -39,11 +39,7 @@ struct ToastBenchCommand: ParsableCommand {
             programs.notifySend = notifySend
             programs.dunstPID = dunstPID
             programs.allocations = { toastd_allocation_count() }
-            let suite = BenchmarkSuite(programs: programs, quick: quick) { text in
-                // Straight to the descriptor, so each table shows as soon as it is done.
-                let bytes = Array((text + "\n").utf8)
-                _ = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-            }
+            let suite = BenchmarkSuite(programs: programs, quick: quick, print: writeLine)
             let chosen = scenarios.isEmpty ? ["oneshot", "ingest", "fanout", "memory", "scheduler", "dbus"] : scenarios
             for scenario in chosen {
                 switch scenario {
@@ -123,7 +119,7 @@ struct ToastBenchCommand: ParsableCommand {
         @Option(help: "toastd's socket.") var socket: String
         @Option(help: "Presented events to wait for.") var samples: Int
         @Option(help: "The message prefix of this run's toasts.") var tag: String
-        func run() throws { try FanOutBenchmark.view(socket: socket, samples: samples, tag: tag) }
+        func run() throws { try FanOutBenchmark.view(socket: socket, samples: samples, tag: tag, emit: writeLine) }
     }
 
     struct NIOEcho: ParsableCommand {
@@ -131,6 +127,14 @@ struct ToastBenchCommand: ParsableCommand {
         @Option(help: "The socket to listen on.") var socket: String
         func run() throws { try NIOEchoServer.serve(socket: socket) }
     }
+}
+
+/// A line straight to stdout's descriptor, unbuffered: each table shows as
+/// soon as it is done, and a fan-out viewer's `ready` reaches its reader
+/// at once.
+func writeLine(_ text: String) {
+    let bytes = Array((text + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
 }
 
 ToastBenchCommand.main()
