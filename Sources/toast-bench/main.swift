@@ -13,7 +13,7 @@ struct ToastBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "toast-bench",
         abstract: "Measure toastd against its peers and its floor, and soak it.",
-        subcommands: [Run.self, Soak.self, NIOEcho.self, NotifyRate.self, FanOutViewer.self],
+        subcommands: [Run.self, Soak.self, NIOEcho.self, NotifyRate.self, IngestRate.self, FanOutViewer.self],
         defaultSubcommand: Run.self
     )
 
@@ -109,6 +109,20 @@ struct ToastBenchCommand: ParsableCommand {
                 "\(Figure.count(rate.callsPerSecond)) calls/s, median \(Figure.fixed(rate.latencies.median)) ms, "
                     + "p99 \(Figure.fixed(rate.latencies.percentile(99))) ms"
             )
+        }
+    }
+
+    struct IngestRate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "ingest-rate",
+            abstract: "The ingest scenario's pipelined adds against a server already listening (for profiling it, and for paired runs of two builds)."
+        )
+        @Option(help: "The server's socket.") var socket: String
+        @Option(help: "Connections, each with its own stream of adds.") var connections = 1
+        @Option(help: "Adds on each connection.") var adds = 40_000
+        func run() throws {
+            let result = try IngestBenchmark.run(socket: socket, connections: connections, perConnection: adds)
+            print("\(Figure.count(result.perSecond)) acked adds/s, \(result.errors) errors")
         }
     }
 
