@@ -49,10 +49,8 @@ final class ToastHub: @unchecked Sendable {
     private var knownModes: [String] = []
     /// RELOADING=1 and READY=1 around a reload.
     var serviceManager = ServiceManagerHooks()
-    /// The writes of the current step: connection, bytes, and the event's
-    /// sequence number for subscriber deliveries (`nil` for writes that
-    /// bypass the lag bound: replies, notices, origin events).
-    private var outbox: [(connection: Int, bytes: ByteBuffer, seq: UInt64?)] = []
+    /// The writes of the current step.
+    private var outbox = StepOutbox()
     /// The newest event whose step was committed and let out: what a
     /// subscriber catching up may be given.
     private var releasedSequence: UInt64 = 0
@@ -145,7 +143,7 @@ final class ToastHub: @unchecked Sendable {
             logger.error("configuration refused; the one in force stays", metadata: ["problems": "\(invalid.description)"])
             reply = WireEncoder.failure(ref: ref, error: ToastError(.invalidConfig, invalid.description))
         }
-        if let id, let connection = connections[id] { send(ByteBuffer(bytes: WireEncoder.line(reply)), to: connection) }
+        if let id, let connection = connections[id] { send(WireEncoder.line(reply), to: connection) }
         endStep()
         serviceManager.ready(statusLine)
     }
@@ -243,8 +241,8 @@ final class ToastHub: @unchecked Sendable {
         }
         log(response.schedulerReply)
         if let change = response.historyChange { persistence.note(change) }
-        if let reply { send(ByteBuffer(bytes: reply), to: connection) }
-        for line in afterReply { send(ByteBuffer(bytes: line), to: connection) }
+        if let reply { send(reply, to: connection) }
+        for line in afterReply { send(line, to: connection) }
         apply(response.effects)
     }
 
@@ -313,8 +311,8 @@ final class ToastHub: @unchecked Sendable {
     func endStep() {
         loop.preconditionInEventLoop()
         steps &+= 1
-        let writes = outbox
-        outbox = []
+        let writes = outbox.writes
+        outbox = StepOutbox()
         let outcomes = localOutcomes
         localOutcomes = []
         let events = watchedEvents
@@ -342,7 +340,7 @@ final class ToastHub: @unchecked Sendable {
     func rejectLongLine(from id: Int, maxLineBytes: Int) {
         guard let connection = connections[id] else { return }
         let error = ToastError(.lineTooLong, "the line exceeds \(maxLineBytes) bytes; it was discarded up to its newline")
-        send(ByteBuffer(bytes: WireEncoder.line(WireEncoder.failure(ref: nil, error: error))), to: connection)
+        send(WireEncoder.line(WireEncoder.failure(ref: nil, error: error)), to: connection)
     }
 
     private func status() -> JSONValue {
@@ -382,9 +380,14 @@ final class ToastHub: @unchecked Sendable {
             persistence.note(publication.event)
             if !watchers.isEmpty { watchedEvents.append(publication.event) }
             guard !publication.deliveries.isEmpty else { continue }
-            let bytes = ByteBuffer(bytes: publication.line)
+            var shared: ByteBuffer?
             for delivery in publication.deliveries {
-                outbox.append((delivery.connection, bytes, delivery.asSubscriber ? publication.event.seq : nil))
+                guard delivery.asSubscriber else {
+                    outbox.append(line: publication.line, to: delivery.connection)
+                    continue
+                }
+                if shared == nil { shared = ByteBuffer(bytes: publication.line) }
+                outbox.append(shared!, to: delivery.connection, seq: publication.event.seq)
             }
         }
         for run in service.takeRuns() { runner.run(run) }
@@ -406,10 +409,11 @@ final class ToastHub: @unchecked Sendable {
         }
     }
 
-    /// Queues a write for the end of the step. `seq` marks a subscriber
-    /// delivery, which the lag bound applies to.
-    private func send(_ bytes: ByteBuffer, to connection: Connection, seq: UInt64? = nil) {
-        outbox.append((connection.id, bytes, seq))
+    /// Queues a line for the end of the step, one that bypasses the lag
+    /// bound (a reply, a notice, an adder's own event); a subscriber's
+    /// events go in `apply`, with their sequence numbers.
+    private func send(_ line: [UInt8], to connection: Connection) {
+        outbox.append(line: line, to: connection.id)
     }
 
     /// Writes to a connection as its output policy says: a subscriber's
@@ -480,8 +484,8 @@ final class ToastHub: @unchecked Sendable {
     private func resync(_ connection: Connection, dropped: Int) {
         let notice = WireEncoder.laggedNotice(seq: service.scheduler.lastSequence, time: clock.now(), dropped: dropped)
         let pending = outbox
-        outbox = []
-        send(ByteBuffer(bytes: WireEncoder.line(notice)), to: connection)
+        outbox = StepOutbox()
+        send(WireEncoder.line(notice), to: connection)
         sendSnapshot(to: connection)
         endStep()
         outbox = pending
@@ -489,7 +493,7 @@ final class ToastHub: @unchecked Sendable {
 
     private func sendSnapshot(to connection: Connection) {
         let filter = service.router.filter(of: connection.id) ?? EventFilter()
-        send(ByteBuffer(bytes: service.snapshotLine(filter: filter, now: clock.now())), to: connection)
+        send(service.snapshotLine(filter: filter, now: clock.now()), to: connection)
     }
 
     // MARK: - Shutdown

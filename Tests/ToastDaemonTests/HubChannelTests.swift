@@ -96,6 +96,38 @@ struct HubChannelTests {
         #expect(!events.contains { $0["event"] == "lagged" })
     }
 
+    /// A pipelined burst's replies, and the adder's own events among them,
+    /// go out as a few joined writes, not one per line: in order, and no
+    /// write larger than the early-flush size. A subscriber's events stay
+    /// one write each, since its buffer bound counts them one by one.
+    @Test func aBurstsRepliesAreJoinedIntoFewWritesInOrder() throws {
+        let harness = try Harness()
+        let watcher = try harness.connect()
+        try harness.send([.subscribe(Request.Subscribe(snapshot: false))], on: watcher)
+        _ = try Harness.lines(watcher)
+        let client = try harness.connect()
+        // The last two end the first toast: its adder hears that, after the reply.
+        try harness.send(Self.adds(300) + [.command(.remove(.id(1)))], on: client)
+        var writes: [ByteBuffer] = []
+        while let buffer = try client.readOutbound(as: ByteBuffer.self) { writes.append(buffer) }
+        let lines = try writes.flatMap { write in
+            try String(buffer: write).split(separator: "\n").map { try JSONValue.parse(String($0)) }
+        }
+        #expect(lines.count == 302)
+        #expect(lines.prefix(300).compactMap { $0["result"]?["id"]?.intValue } == Array(1...300).map(Int64.init))
+        #expect(lines[300]["ok"] == true && lines[300]["result"]?["id"] == 1, "the remove's reply")
+        #expect(lines[301]["event"] == "dismissed" && lines[301]["toast"]?["id"] == 1, "then the adder hears its toast end")
+        #expect(writes.count <= 4, "\(writes.count) writes for \(lines.count) lines")
+        let flushBytes = SubscriberStateMachine.Limits(bufferBytes: 0).burstFlushBytes
+        #expect(writes.allSatisfy { $0.readableBytes <= flushBytes })
+        var events = 0
+        while let buffer = try watcher.readOutbound(as: ByteBuffer.self) {
+            #expect(buffer.readableBytesView.filter { $0 == UInt8(ascii: "\n") }.count == 1)
+            events += 1
+        }
+        #expect(events == 302, "300 queued or presented, the dismissal, the next presented")
+    }
+
     /// A subscriber whose writes never complete is disconnected after the
     /// lag timeout; the hub stays up and serves the others.
     @Test func aStalledSubscriberIsDisconnectedAtTheLagTimeout() throws {

@@ -1,0 +1,46 @@
+import NIOCore
+import Testing
+
+@testable import ToastDaemon
+
+@Suite("A step's writes")
+struct StepOutboxTests {
+    static func line(_ text: String) -> [UInt8] { Array((text + "\n").utf8) }
+
+    static func texts(_ outbox: StepOutbox) -> [(Int, String, UInt64?)] {
+        outbox.writes.map { ($0.connection, String(buffer: $0.bytes), $0.seq) }
+    }
+
+    @Test func linesToOneConnectionJoinAcrossOtherConnectionsWrites() {
+        var outbox = StepOutbox()
+        outbox.append(line: Self.line("a1"), to: 1)
+        outbox.append(ByteBuffer(string: "event\n"), to: 2, seq: 7)
+        outbox.append(line: Self.line("a2"), to: 1)
+        outbox.append(line: Self.line("b1"), to: 2)
+        let writes = Self.texts(outbox)
+        #expect(writes.map(\.0) == [1, 2, 2])
+        #expect(writes.map(\.1) == ["a1\na2\n", "event\n", "b1\n"])
+        #expect(writes.map(\.2) == [nil, 7, nil])
+    }
+
+    /// A line after a subscriber's event to the same connection must not
+    /// join an earlier write: it would overtake the event.
+    @Test func aLineNeverOvertakesAnEventToItsConnection() {
+        var outbox = StepOutbox()
+        outbox.append(line: Self.line("reply 1"), to: 1)
+        outbox.append(ByteBuffer(string: "event\n"), to: 1, seq: 3)
+        outbox.append(line: Self.line("reply 2"), to: 1)
+        #expect(Self.texts(outbox).map(\.1) == ["reply 1\n", "event\n", "reply 2\n"])
+    }
+
+    @Test func aJoinedWriteStopsGrowingAtTheFlushSize() {
+        var outbox = StepOutbox()
+        let line = [UInt8](repeating: UInt8(ascii: "x"), count: 999) + [UInt8(ascii: "\n")]
+        for _ in 0..<200 { outbox.append(line: line, to: 1) }
+        let sizes = outbox.writes.map(\.bytes.readableBytes)
+        #expect(sizes.reduce(0, +) == 200_000)
+        #expect(sizes.allSatisfy { $0 <= StepOutbox.joinedBytes })
+        let linesPerWrite = StepOutbox.joinedBytes / line.count
+        #expect(sizes.count == (200 + linesPerWrite - 1) / linesPerWrite, "every write but the last is full")
+    }
+}
