@@ -44,25 +44,28 @@ extension Toast {
         if let source { try Self.checkText(source, field: prefix + "source", max: ToastLimits.sourceBytes) }
         if let duration { try duration.validate(field: prefix + "duration") }
         try progress.validate(field: prefix + "progress")
-        try Self.checkActions(actions, field: prefix + "actions")
+        if !actions.isEmpty { try Self.checkActions(actions, field: prefix + "actions") }
     }
 
-    static func checkText(_ text: String, field: String, max: Int) throws(ToastError) {
+    // The field's name is only built for an error: every add is checked
+    // (by the decoder, then again by the scheduler, after the rules), and
+    // almost none fails.
+    static func checkText(_ text: String, field: @autoclosure () -> String, max: Int) throws(ToastError) {
         if text.isBlank {
-            throw .invalid(field, "must not be empty or only whitespace")
+            throw .invalid(field(), "must not be empty or only whitespace")
         }
         if text.utf8.count > max {
-            throw .invalid(field, "must be at most \(max) bytes of UTF-8 (got \(text.utf8.count))")
+            throw .invalid(field(), "must be at most \(max) bytes of UTF-8 (got \(text.utf8.count))")
         }
     }
 
     /// Scene names and action ids are identifiers: letters, digits, `.`, `_`, `-`.
-    static func checkName(_ name: String, field: String, max: Int) throws(ToastError) {
+    static func checkName(_ name: String, field: @autoclosure () -> String, max: Int) throws(ToastError) {
         if name.isEmpty {
-            throw .invalid(field, "must not be empty")
+            throw .invalid(field(), "must not be empty")
         }
         if name.utf8.count > max {
-            throw .invalid(field, "must be at most \(max) bytes (got \(name.utf8.count))")
+            throw .invalid(field(), "must be at most \(max) bytes (got \(name.utf8.count))")
         }
         let allowed = name.utf8.allSatisfy { byte in
             switch byte {
@@ -74,7 +77,7 @@ extension Toast {
             }
         }
         if !allowed {
-            throw .invalid(field, "may contain only ASCII letters, digits, '.', '_' and '-'")
+            throw .invalid(field(), "may contain only ASCII letters, digits, '.', '_' and '-'")
         }
     }
 
@@ -82,27 +85,26 @@ extension Toast {
         if actions.count > ToastLimits.maxActions {
             throw .invalid(field, "at most \(ToastLimits.maxActions) actions are allowed (got \(actions.count))")
         }
-        var seen = Set<String>()
         for (index, action) in actions.enumerated() {
-            let path = "\(field)[\(index)]"
-            try checkName(action.id, field: path + ".id", max: ToastLimits.actionIDBytes)
-            try checkText(action.label, field: path + ".label", max: ToastLimits.actionLabelBytes)
-            if !seen.insert(action.id).inserted {
-                throw .invalid(path + ".id", "duplicate action id '\(action.id)'")
+            try checkName(action.id, field: "\(field)[\(index)].id", max: ToastLimits.actionIDBytes)
+            try checkText(action.label, field: "\(field)[\(index)].label", max: ToastLimits.actionLabelBytes)
+            // At most three: comparing with the ones before beats a set.
+            if actions[..<index].contains(where: { $0.id == action.id }) {
+                throw .invalid("\(field)[\(index)].id", "duplicate action id '\(action.id)'")
             }
         }
     }
 }
 
 extension ToastDuration {
-    func validate(field: String) throws(ToastError) {
+    func validate(field: @autoclosure () -> String) throws(ToastError) {
         guard case .seconds(let seconds) = self else { return }
         if seconds.isNaN {
-            throw .invalid(field, "must be a number of seconds, not NaN")
+            throw .invalid(field(), "must be a number of seconds, not NaN")
         }
         if seconds < ToastLimits.minSeconds || seconds > ToastLimits.maxSeconds {
             throw .invalid(
-                field,
+                field(),
                 "must be between \(ToastLimits.minSeconds) and \(Int(ToastLimits.maxSeconds)) seconds (got \(seconds)); use \"indefinite\" for a toast that stays"
             )
         }
@@ -110,15 +112,20 @@ extension ToastDuration {
 }
 
 extension ToastProgress {
-    func validate(field: String) throws(ToastError) {
+    func validate(field: @autoclosure () -> String) throws(ToastError) {
         guard case .fraction(let value) = self else { return }
         if !(0...1).contains(value) {
-            throw .invalid(field, "a progress fraction must be between 0 and 1 (got \(value))")
+            throw .invalid(field(), "a progress fraction must be between 0 and 1 (got \(value))")
         }
     }
 }
 
 extension String {
     /// Empty, or only white space: what no text member of a toast may be.
-    public var isBlank: Bool { unicodeScalars.allSatisfy(\.properties.isWhitespace) }
+    public var isBlank: Bool {
+        // Almost every text starts with a printable ASCII character, which
+        // is not white space: no Unicode property lookup for those.
+        if let first = utf8.first, first > 0x20, first < 0x7F { return false }
+        return unicodeScalars.allSatisfy(\.properties.isWhitespace)
+    }
 }

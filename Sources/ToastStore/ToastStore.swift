@@ -83,7 +83,7 @@ public final class ToastStore: @unchecked Sendable {
             switch event.kind {
             case .queued(let record), .presented(let record), .updated(let record):
                 upserts[record.id] = record
-                deletes.remove(record.id)
+                if !deletes.isEmpty { deletes.remove(record.id) }
             case .dismissed(let record, _), .cancelled(let record, _):
                 upserts[record.id] = nil
                 deletes.insert(record.id)

@@ -33,6 +33,21 @@ struct WireDecoderTests {
         #expect(envelope.request == .command(.add(expected)))
     }
 
+    /// `isBlank` answers printable ASCII at the start without Unicode
+    /// properties; it must agree with the definition everywhere.
+    @Test func blankMeansEmptyOrOnlyWhiteSpace() {
+        let pieces = [" ", "\t", "\n", "\u{0B}", "\u{85}", "\u{A0}", "\u{2003}", "\u{3000}", "x", "~", "\u{7F}", "é", "\u{1F600}", "!", "\u{0}"]
+        // Every text of up to three pieces.
+        var texts = [""]
+        for _ in 0..<3 { texts += texts.flatMap { text in pieces.map { text + $0 } } }
+        texts = Array(Set(texts))
+        for text in texts where text.isBlank != text.unicodeScalars.allSatisfy(\.properties.isWhitespace) {
+            Issue.record("isBlank is wrong for \(Array(text.unicodeScalars))")
+        }
+        #expect(!" x".isBlank)
+        #expect("\u{A0} ".isBlank)
+    }
+
     @Test func defaultsApplyToAMinimalAdd() {
         #expect(decoded(#"{"op":"add","toast":{"message":"hi"}}"#) == .command(.add(Toast(message: "hi"))))
     }
@@ -40,6 +55,8 @@ struct WireDecoderTests {
     @Test(arguments: [
         (#"{"op":"add","toast":{"message":""}}"#, ToastError.Code.invalidField, "toast.message"),
         (#"{"op":"add","toast":{"message":"   "}}"#, .invalidField, "toast.message"),
+        (#"{"op":"add","toast":{"message":"\u00a0\u2003\t\n"}}"#, .invalidField, "toast.message"),
+        (#"{"op":"add","toast":{"message":"x","title":"\u3000"}}"#, .invalidField, "toast.title"),
         (#"{"op":"add","toast":{}}"#, .missingField, "toast.message"),
         (#"{"op":"add","toast":{"message":5}}"#, .invalidField, "toast.message"),
         (#"{"op":"add","toast":{"message":"x","role":"urgent"}}"#, .invalidField, "toast.role"),
@@ -62,6 +79,8 @@ struct WireDecoderTests {
         (#"{"op":"add","toast":{"message":"x","colour":"red"}}"#, .unknownField, "toast.colour"),
         (#"{"op":"add","toast":{"message":"x","actions":[{"id":"a","label":"A"},{"id":"b","label":"B"},{"id":"c","label":"C"},{"id":"d","label":"D"}]}}"#, .invalidField, "toast.actions"),
         (#"{"op":"add","toast":{"message":"x","actions":[{"id":"a","label":"A"},{"id":"a","label":"B"}]}}"#, .invalidField, "toast.actions[1].id"),
+        (#"{"op":"add","toast":{"message":"x","actions":[{"id":"a","label":"A"},{"id":"b","label":"B"},{"id":"a","label":"C"}]}}"#, .invalidField, "toast.actions[2].id"),
+        (#"{"op":"add","toast":{"message":"x","actions":[{"id":"a","label":" "}]}}"#, .invalidField, "toast.actions[0].label"),
         (#"{"op":"add","toast":{"message":"x","actions":[{"id":"has space","label":"A"}]}}"#, .invalidField, "toast.actions[0].id"),
         (#"{"op":"add","toast":{"message":"x","actions":[{"id":"a"}]}}"#, .missingField, "toast.actions[0].label"),
         (#"{"op":"add","toast":{"message":"x","actions":[{"id":"a","label":"A","key":1}]}}"#, .unknownField, "toast.actions[0].key"),
