@@ -63,41 +63,43 @@ extension JSONValue {
     /// The compact, canonical serialization: object keys sorted by their
     /// UTF-8 bytes, no insignificant whitespace, integers without a fraction.
     public var serialized: String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(256)
-        write(into: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        String(decoding: LineWriter.line { write(into: &$0) }, as: UTF8.self)
     }
 
+    /// Appends the canonical serialization to `out`.
     public func write(into out: inout [UInt8]) {
+        out.append(contentsOf: LineWriter.line { write(into: &$0) })
+    }
+
+    func write(into out: inout LineWriter) {
         switch self {
         case .null:
-            out.append(contentsOf: "null".utf8)
+            out.bytes("null")
         case .bool(let value):
-            out.append(contentsOf: (value ? "true" : "false").utf8)
+            out.bytes(value ? "true" : "false")
         case .int(let value):
-            WireEncoder.writeInteger(value, into: &out)
+            out.integer(value)
         case .double(let value):
-            Self.writeNumber(value, into: &out)
+            out.number(value)
         case .string(let value):
-            Self.writeString(value, into: &out)
+            out.string(value)
         case .array(let elements):
-            out.append(UInt8(ascii: "["))
+            out.byte(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
+                if index > 0 { out.byte(UInt8(ascii: ",")) }
                 element.write(into: &out)
             }
-            out.append(UInt8(ascii: "]"))
+            out.byte(UInt8(ascii: "]"))
         case .object(let members):
-            out.append(UInt8(ascii: "{"))
+            out.byte(UInt8(ascii: "{"))
             let keys = members.keys.sorted(by: Self.precedesInUTF8)
             for (index, key) in keys.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                Self.writeString(key, into: &out)
-                out.append(UInt8(ascii: ":"))
+                if index > 0 { out.byte(UInt8(ascii: ",")) }
+                out.string(key)
+                out.byte(UInt8(ascii: ":"))
                 members[key]!.write(into: &out)
             }
-            out.append(UInt8(ascii: "}"))
+            out.byte(UInt8(ascii: "}"))
         }
     }
 
@@ -113,55 +115,6 @@ extension JSONValue {
                 return left.count < right.count
             }
         }
-    }
-
-    static func writeNumber(_ value: Double, into out: inout [UInt8]) {
-        guard value.isFinite else {
-            // JSON has no spelling for these; validation keeps them out of
-            // every toast, so this is only a last line of defence.
-            out.append(contentsOf: "null".utf8)
-            return
-        }
-        if value == value.rounded(), abs(value) < 1e15 {
-            WireEncoder.writeInteger(Int64(value), into: &out)
-        } else {
-            out.append(contentsOf: value.description.utf8)
-        }
-    }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
-    static func writeString(_ value: String, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        var value = value
-        value.withUTF8 { utf8 in
-            // Most strings need no escape: copy them whole.
-            var needsEscape = false
-            for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F {
-                needsEscape = true
-                break
-            }
-            if !needsEscape {
-                out.append(contentsOf: utf8)
-                return
-            }
-            for byte in utf8 {
-                switch byte {
-                case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-                case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-                case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-                case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-                case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-                case 0x00..<0x20, 0x7F:
-                    out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                    out.append(hexDigits[Int(byte >> 4)])
-                    out.append(hexDigits[Int(byte & 0x0F)])
-                default:
-                    out.append(byte)
-                }
-            }
-        }
-        out.append(UInt8(ascii: "\""))
     }
 }
 

@@ -10,32 +10,28 @@ extension WireEncoder {
     /// An event's line, newline included.
     public static func eventLine(_ event: ToastEvent) -> [UInt8] {
         // Events about no toast are rare: the general encoder does.
-        guard event.record != nil else { return line(Self.event(event)) }
-        var out: [UInt8] = []
-        out.reserveCapacity(384)
-        out.append(UInt8(ascii: "{"))
-        var keys = KeyWriter()
-        if case .action(_, let actionID) = event.kind {
-            keys.string("action", actionID, into: &out)
-        }
-        keys.string("event", event.name, into: &out)
-        switch event.kind {
-        case .dismissed(_, let reason):
-            keys.string("reason", reason.rawValue, into: &out)
-        case .cancelled(_, let reason):
-            keys.string("reason", reason.rawValue, into: &out)
-        default:
-            break
-        }
-        keys.integer("seq", Int64(event.seq), into: &out)
-        keys.integer("time", event.time, into: &out)
-        if let record = event.record {
-            keys.next("toast", into: &out)
+        guard let record = event.record else { return line(Self.event(event)) }
+        return LineWriter.line { out in
+            out.byte(UInt8(ascii: "{"))
+            var members = LineWriter.Members()
+            if case .action(_, let actionID) = event.kind {
+                members.string("action", actionID, &out)
+            }
+            members.string("event", event.name, &out)
+            switch event.kind {
+            case .dismissed(_, let reason):
+                members.string("reason", reason.rawValue, &out)
+            case .cancelled(_, let reason):
+                members.string("reason", reason.rawValue, &out)
+            default:
+                break
+            }
+            members.integer("seq", Int64(event.seq), &out)
+            members.integer("time", event.time, &out)
+            members.key("toast", &out)
             writeToast(record, into: &out)
+            out.bytes("}\n")
         }
-        out.append(UInt8(ascii: "}"))
-        out.append(UInt8(ascii: "\n"))
-        return out
     }
 
     /// The line of `reply(ref:, .success(result(reply)))`, written directly
@@ -46,130 +42,94 @@ extension WireEncoder {
         case .added(let added, _, _), .updated(let added): record = added
         default: return line(ok(ref: ref, result: result(reply)))
         }
-        var out: [UInt8] = []
-        out.reserveCapacity(384)
-        out.append(contentsOf: #"{"ok":true,"#.utf8)
-        if let ref {
-            out.append(contentsOf: #""ref":"#.utf8)
-            ref.write(into: &out)
-            out.append(UInt8(ascii: ","))
+        return LineWriter.line { out in
+            out.bytes(#"{"ok":true,"#)
+            if let ref {
+                out.bytes(#""ref":"#)
+                ref.write(into: &out)
+                out.byte(UInt8(ascii: ","))
+            }
+            out.bytes(#""result":{"#)
+            var members = LineWriter.Members()
+            if case .added(_, let deduped, _) = reply { members.bool("deduped", deduped, &out) }
+            members.integer("id", Int64(record.id), &out)
+            if case .added(_, _, let replaced?) = reply { members.integer("replaced", Int64(replaced), &out) }
+            members.key("toast", &out)
+            writeToast(record, into: &out)
+            out.bytes("}}\n")
         }
-        out.append(contentsOf: #""result":{"#.utf8)
-        var keys = KeyWriter()
-        if case .added(_, let deduped, _) = reply { keys.bool("deduped", deduped, into: &out) }
-        keys.integer("id", Int64(record.id), into: &out)
-        if case .added(_, _, let replaced?) = reply { keys.integer("replaced", Int64(replaced), into: &out) }
-        keys.next("toast", into: &out)
-        writeToast(record, into: &out)
-        out.append(contentsOf: "}}\n".utf8)
-        return out
     }
 
-    /// The canonical bytes of `toast(record)`.
+    /// The canonical bytes of `toast(record)`, appended to `out`.
     public static func writeToast(_ record: ToastRecord, into out: inout [UInt8]) {
-        let toast = record.toast
-        out.append(UInt8(ascii: "{"))
-        var keys = KeyWriter()
-        keys.next("actions", into: &out)
-        out.append(UInt8(ascii: "["))
-        for (index, action) in toast.actions.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: #"{"id":"#.utf8)
-            JSONValue.writeString(action.id, into: &out)
-            out.append(contentsOf: #","label":"#.utf8)
-            JSONValue.writeString(action.label, into: &out)
-            out.append(UInt8(ascii: "}"))
+        out.append(contentsOf: LineWriter.line { writeToast(record, into: &$0) })
+    }
+
+    /// The canonical bytes of `toast(record)`: its members in sorted order.
+    static func writeToast(_ record: ToastRecord, into out: inout LineWriter) {
+        // Each field read in place (`record.toast.x`): a copy of the toast
+        // would retain and release every string in it.
+        out.byte(UInt8(ascii: "{"))
+        var members = LineWriter.Members()
+        members.key("actions", &out)
+        out.byte(UInt8(ascii: "["))
+        for (index, action) in record.toast.actions.enumerated() {
+            if index > 0 { out.byte(UInt8(ascii: ",")) }
+            out.bytes(#"{"id":"#)
+            out.string(action.id)
+            out.bytes(#","label":"#)
+            out.string(action.label)
+            out.byte(UInt8(ascii: "}"))
         }
-        out.append(UInt8(ascii: "]"))
-        keys.string("alignment", toast.alignment.rawValue, into: &out)
-        keys.string("cancellation", toast.cancellation.rawValue, into: &out)
-        keys.bool("closeButton", toast.closeButton, into: &out)
-        keys.integer("createdAt", record.createdAt, into: &out)
-        keys.bool("dismissible", toast.dismissible, into: &out)
-        if let duration = toast.duration {
-            keys.next("duration", into: &out)
-            Self.duration(duration).write(into: &out)
+        out.byte(UInt8(ascii: "]"))
+        members.string("alignment", record.toast.alignment.rawValue, &out)
+        members.string("cancellation", record.toast.cancellation.rawValue, &out)
+        members.bool("closeButton", record.toast.closeButton, &out)
+        members.integer("createdAt", record.createdAt, &out)
+        members.bool("dismissible", record.toast.dismissible, &out)
+        if let duration = record.toast.duration {
+            members.key("duration", &out)
+            switch duration {
+            case .short: out.bytes(#""short""#)
+            case .long: out.bytes(#""long""#)
+            case .longer: out.bytes(#""longer""#)
+            case .indefinite: out.bytes(#""indefinite""#)
+            case .seconds(let seconds): out.number(seconds)
+            }
         }
-        if let expiresAt = record.expiresAt { keys.integer("expiresAt", expiresAt, into: &out) }
-        if let icon = toast.icon { keys.string("icon", icon, into: &out) }
-        keys.integer("id", Int64(record.id), into: &out)
-        keys.next("invalidation", into: &out)
-        out.append(UInt8(ascii: "["))
-        for (index, name) in toast.invalidation.names.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            JSONValue.writeString(name, into: &out)
+        if let expiresAt = record.expiresAt { members.integer("expiresAt", expiresAt, &out) }
+        if let icon = record.toast.icon { members.string("icon", icon, &out) }
+        members.integer("id", Int64(record.id), &out)
+        members.key("invalidation", &out)
+        out.byte(UInt8(ascii: "["))
+        var firstName = true
+        for (name, option) in InvalidationOptions.named where record.toast.invalidation.contains(option) {
+            if !firstName { out.byte(UInt8(ascii: ",")) }
+            firstName = false
+            out.string(name)
         }
-        out.append(UInt8(ascii: "]"))
-        if let level = toast.level { keys.integer("level", Int64(level), into: &out) }
-        keys.string("message", toast.message, into: &out)
-        if let presentedAt = record.presentedAt { keys.integer("presentedAt", presentedAt, into: &out) }
-        switch toast.progress {
+        out.byte(UInt8(ascii: "]"))
+        if let level = record.toast.level { members.integer("level", Int64(level), &out) }
+        members.string("message", record.toast.message, &out)
+        if let presentedAt = record.presentedAt { members.integer("presentedAt", presentedAt, &out) }
+        switch record.toast.progress {
         case .none:
             break
         case .indeterminate:
-            keys.string("progress", "indeterminate", into: &out)
+            members.string("progress", "indeterminate", &out)
         case .fraction(let value):
-            keys.next("progress", into: &out)
-            JSONValue.writeNumber(value, into: &out)
+            members.key("progress", &out)
+            out.number(value)
         }
-        keys.integer("repeat", Int64(record.repeatCount), into: &out)
-        if toast.resident { keys.bool("resident", true, into: &out) }
-        if let reuseID = toast.reuseID { keys.string("reuseId", reuseID, into: &out) }
-        keys.string("role", toast.role.rawValue, into: &out)
-        keys.string("scene", toast.scene, into: &out)
-        if let source = toast.source { keys.string("source", source, into: &out) }
-        keys.string("state", record.state.rawValue, into: &out)
-        if let title = toast.title { keys.string("title", title, into: &out) }
-        if toast.transient { keys.bool("transient", true, into: &out) }
-        out.append(UInt8(ascii: "}"))
-    }
-
-    /// Decimal digits, written straight into `out` (no `String` between).
-    static func writeInteger(_ value: Int64, into out: inout [UInt8]) {
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        // Int64's magnitude has at most 19 digits; fill them from the end.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var start = digits.count
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
-        }
-    }
-
-    /// Writes the separator and the key of each member in turn; the caller
-    /// gives the keys in sorted order and writes each value after its key.
-    struct KeyWriter {
-        private var first = true
-
-        mutating func next(_ key: StaticString, into out: inout [UInt8]) {
-            if !first { out.append(UInt8(ascii: ",")) }
-            first = false
-            out.append(UInt8(ascii: "\""))
-            key.withUTF8Buffer { out.append(contentsOf: $0) }
-            // Two appends, not a String's UTF-8 view: the view took the
-            // generic sequence path (a third of this function's profile).
-            out.append(UInt8(ascii: "\""))
-            out.append(UInt8(ascii: ":"))
-        }
-
-        mutating func string(_ key: StaticString, _ value: String, into out: inout [UInt8]) {
-            next(key, into: &out)
-            JSONValue.writeString(value, into: &out)
-        }
-
-        mutating func integer(_ key: StaticString, _ value: Int64, into out: inout [UInt8]) {
-            next(key, into: &out)
-            WireEncoder.writeInteger(value, into: &out)
-        }
-
-        mutating func bool(_ key: StaticString, _ value: Bool, into out: inout [UInt8]) {
-            next(key, into: &out)
-            let literal: StaticString = value ? "true" : "false"
-            literal.withUTF8Buffer { out.append(contentsOf: $0) }
-        }
+        members.integer("repeat", Int64(record.repeatCount), &out)
+        if record.toast.resident { members.bool("resident", true, &out) }
+        if let reuseID = record.toast.reuseID { members.string("reuseId", reuseID, &out) }
+        members.string("role", record.toast.role.rawValue, &out)
+        members.string("scene", record.toast.scene, &out)
+        if let source = record.toast.source { members.string("source", source, &out) }
+        members.string("state", record.state.rawValue, &out)
+        if let title = record.toast.title { members.string("title", title, &out) }
+        if record.toast.transient { members.bool("transient", true, &out) }
+        out.byte(UInt8(ascii: "}"))
     }
 }

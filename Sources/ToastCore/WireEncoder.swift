@@ -5,11 +5,10 @@ public enum WireEncoder {
 
     /// A serialized line, newline included.
     public static func line(_ value: JSONValue) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(512)
-        value.write(into: &bytes)
-        bytes.append(UInt8(ascii: "\n"))
-        return bytes
+        LineWriter.line { out in
+            value.write(into: &out)
+            out.byte(UInt8(ascii: "\n"))
+        }
     }
 
     public static func ok(ref: JSONValue?, result: JSONValue) -> JSONValue {

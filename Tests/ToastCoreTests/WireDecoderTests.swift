@@ -238,8 +238,10 @@ extension EventLineTests {
     /// same text as Swift's own, at the edges and in between.
     @Test(arguments: [Int64.min, Int64.min + 1, -1_000_000_000_000, -10, -9, -1, 0, 1, 9, 10, 99, 100, 1_764_000_000_000, Int64.max - 1, Int64.max])
     func integersAreWrittenAsSwiftWritesThem(value: Int64) {
-        var out: [UInt8] = Array("x".utf8)
-        WireEncoder.writeInteger(value, into: &out)
+        let out = LineWriter.line { out in
+            out.byte(UInt8(ascii: "x"))
+            out.integer(value)
+        }
         #expect(String(decoding: out, as: UTF8.self) == "x\(value)")
     }
 }

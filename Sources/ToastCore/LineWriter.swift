@@ -1,0 +1,187 @@
+/// The bytes of one line, written through a pointer: the direct encoders'
+/// (`WireEncoder.eventLine`, `replyLine`, `writeToast`) output.
+///
+/// They wrote into an `[UInt8]` a byte or a key at a time, and each append
+/// checked the array's uniqueness and capacity: about 10,000 instructions
+/// to encode one toast (callgrind over the ingest run), and toastd encodes
+/// a toast for every reply, every event someone is sent, and every toast it
+/// stores. Here a write is a bounds check and a copy. The line starts in
+/// scratch memory on the stack and moves to the heap only if it outgrows
+/// it; `line` hands back exactly the bytes written.
+struct LineWriter: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private(set) var count = 0
+    /// Whether `base` was allocated here (else it is the caller's scratch).
+    private var owned = false
+
+    private init(scratch: UnsafeMutableBufferPointer<UInt8>) {
+        base = scratch.baseAddress!
+        capacity = scratch.count
+    }
+
+    deinit {
+        if owned { base.deallocate() }
+    }
+
+    /// Runs `body` with a writer and returns what it wrote.
+    static func line(scratch: Int = 1_024, _ body: (inout LineWriter) -> Void) -> [UInt8] {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: scratch) { buffer in
+            var writer = LineWriter(scratch: buffer)
+            body(&writer)
+            return Array(UnsafeBufferPointer(start: writer.base, count: writer.count))
+        }
+    }
+
+    /// Where the next `count` bytes go; the caller then adds them to `count`.
+    @inline(__always)
+    private mutating func room(_ needed: Int) -> UnsafeMutablePointer<UInt8> {
+        if count + needed > capacity { grow(to: count + needed) }
+        return base + count
+    }
+
+    private mutating func grow(to needed: Int) {
+        let newCapacity = max(needed, capacity * 2)
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.initialize(from: base, count: count)
+        if owned { base.deallocate() }
+        base = newBase
+        capacity = newCapacity
+        owned = true
+    }
+
+    @inline(__always)
+    mutating func byte(_ byte: UInt8) {
+        room(1).pointee = byte
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func bytes(_ text: StaticString) {
+        // Keys and punctuation are a few bytes: a loop the compiler unrolls
+        // for a literal beats a call to memcpy.
+        let size = text.utf8CodeUnitCount
+        let start = room(size)
+        for index in 0..<size { start[index] = text.utf8Start[index] }
+        count += size
+    }
+
+    @inline(__always)
+    mutating func bytes(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let start = bytes.baseAddress, !bytes.isEmpty else { return }
+        room(bytes.count).initialize(from: start, count: bytes.count)
+        count += bytes.count
+    }
+
+    mutating func bytes(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { self.bytes($0) }
+    }
+
+    /// A JSON string: `"`, `\\`, and the control characters and DEL escaped
+    /// (`\n`, `\r`, `\t`, else `\u00XX`), everything else as it is.
+    mutating func string(_ value: String) {
+        byte(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { utf8 in
+            // Most strings need no escape: copied whole.
+            guard utf8.contains(where: Self.needsEscape) else {
+                bytes(utf8)
+                return
+            }
+            for byte in utf8 {
+                switch byte {
+                case UInt8(ascii: "\""): bytes(#"\""#)
+                case UInt8(ascii: "\\"): bytes(#"\\"#)
+                case 0x0A: bytes(#"\n"#)
+                case 0x0D: bytes(#"\r"#)
+                case 0x09: bytes(#"\t"#)
+                case 0x00..<0x20, 0x7F:
+                    bytes(#"\u00"#)
+                    self.byte(Self.hexDigits.utf8Start[Int(byte >> 4)])
+                    self.byte(Self.hexDigits.utf8Start[Int(byte & 0x0F)])
+                default:
+                    self.byte(byte)
+                }
+            }
+        }
+        byte(UInt8(ascii: "\""))
+    }
+
+    @inline(__always)
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F
+    }
+
+    private static let hexDigits: StaticString = "0123456789abcdef"
+
+    /// Decimal digits, as Swift writes an `Int64`.
+    mutating func integer(_ value: Int64) {
+        var magnitude = value.magnitude
+        var digits = 1
+        var probe = magnitude
+        while probe >= 10 {
+            probe /= 10
+            digits += 1
+        }
+        let size = digits + (value < 0 ? 1 : 0)
+        let start = room(size)
+        if value < 0 { start.pointee = UInt8(ascii: "-") }
+        var index = size
+        repeat {
+            index -= 1
+            start[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
+        count += size
+    }
+
+    /// A JSON number: integral values without a fraction, others as Swift
+    /// writes a `Double` (the shortest text that reads back the same).
+    mutating func number(_ value: Double) {
+        guard value.isFinite else {
+            // JSON has no spelling for these; validation keeps them out of
+            // every toast, so this is only a last line of defence.
+            bytes("null")
+            return
+        }
+        if value == value.rounded(), abs(value) < 1e15 {
+            integer(Int64(value))
+        } else {
+            var text = value.description
+            text.withUTF8 { bytes($0) }
+        }
+    }
+
+    /// An object's members: each key with the separator before it; the
+    /// caller writes the keys in canonical (sorted) order, and each value
+    /// after its key.
+    struct Members {
+        private var first = true
+
+        mutating func key(_ key: StaticString, _ out: inout LineWriter) {
+            if first {
+                first = false
+                out.byte(UInt8(ascii: "\""))
+            } else {
+                out.bytes(#",""#)
+            }
+            out.bytes(key)
+            out.bytes(#"":"#)
+        }
+
+        mutating func string(_ key: StaticString, _ value: String, _ out: inout LineWriter) {
+            self.key(key, &out)
+            out.string(value)
+        }
+
+        mutating func integer(_ key: StaticString, _ value: Int64, _ out: inout LineWriter) {
+            self.key(key, &out)
+            out.integer(value)
+        }
+
+        mutating func bool(_ key: StaticString, _ value: Bool, _ out: inout LineWriter) {
+            self.key(key, &out)
+            out.bytes(value ? "true" : "false")
+        }
+    }
+}
