@@ -51,3 +51,26 @@ struct LineWriterTests {
         #expect(text == #"{"a":true,"b":-12,"c":"x","d":[]}"#)
     }
 }
+
+extension LineWriterTests {
+    /// The word-at-a-time scan agrees with the byte-by-byte rule on texts
+    /// made of the bytes at the edges of every test it makes, at every
+    /// length and alignment around a word.
+    @Test func theWordScanFindsEveryByteThatNeedsAnEscape() {
+        let edges: [UInt8] = [0x00, 0x01, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7E, 0x7F, 0x80, 0x9F, 0xA2, 0xDC, 0xFF, 0x61]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 33
+        }
+        for _ in 0..<20_000 {
+            let length = Int(next() % 25)
+            // Mostly plain letters, so that a single byte at the edge is
+            // often the only one to find.
+            let bytes = (0..<length).map { _ in next() % 4 == 0 ? edges[Int(next() % UInt64(edges.count))] : UInt8(ascii: "a") }
+            let expected = bytes.contains(where: LineWriter.needsEscape)
+            let found = bytes.withUnsafeBufferPointer(LineWriter.anyNeedsEscape)
+            if found != expected { Issue.record("\(bytes): expected \(expected)") }
+        }
+    }
+}
