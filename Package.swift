@@ -47,6 +47,8 @@ let package = Package(
         .target(name: "ToastConfig", dependencies: ["ToastCore", .product(name: "TOMLKit", package: "TOMLKit")]),
         // org.freedesktop.Notifications over sd-bus: toastd as the desktop's notification server.
         .target(name: "ToastFreedesktop", dependencies: ["ToastCore", "CSystemd"]),
+        // glibc's malloc_trim, which Swift's Glibc module does not export.
+        .target(name: "CHeapTrim"),
         // The daemon: the socket server on swift-nio around the core.
         .target(
             name: "ToastDaemon",
@@ -54,6 +56,7 @@ let package = Package(
                 "ToastCore",
                 "ToastStore",
                 "ToastConfig",
+                "CHeapTrim",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -51,6 +51,10 @@ final class ToastHub: @unchecked Sendable {
     var serviceManager = ServiceManagerHooks()
     /// The writes of the current step.
     private var outbox = StepOutbox()
+    /// Hands the heap's free pages back once a burst is over.
+    private var burstTrim = BurstTrim(thresholdBytes: ToastHub.burstTrimBytes)
+    static let burstTrimBytes = 4 << 20
+    static let burstTrimQuiet = TimeAmount.milliseconds(100)
     /// The newest event whose step was committed and let out: what a
     /// subscriber catching up may be given.
     private var releasedSequence: UInt64 = 0
@@ -321,11 +325,14 @@ final class ToastHub: @unchecked Sendable {
         persistence.endStep(service.scheduler) { [self] in
             releasedSequence = max(releasedSequence, lastSequence)
             var touched: [Int: Connection] = [:]
+            var bytes = 0
             for write in writes {
                 guard let connection = connections[write.connection] else { continue }
                 self.write(write.bytes, to: connection, seq: write.seq)
                 touched[connection.id] = connection
+                bytes += write.bytes.readableBytes
             }
+            if burstTrim.wrote(bytes, steps: steps) { armBurstTrim() }
             for connection in touched.values {
                 connection.output.flushed()
                 connection.channel.flush()
@@ -447,6 +454,15 @@ final class ToastHub: @unchecked Sendable {
             }
         }
         connection.channel.write(bytes, promise: promise)
+    }
+
+    private func armBurstTrim() {
+        loop.scheduleTask(in: Self.burstTrimQuiet) { [self] in
+            switch burstTrim.timerFired(steps: steps) {
+            case .rearm: armBurstTrim()
+            case .trim: BurstTrim.releaseFreePages()
+            }
+        }
     }
 
     private func armLagTimer(_ connection: Connection) {

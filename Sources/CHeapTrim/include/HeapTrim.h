@@ -1,0 +1,10 @@
+#ifndef TOASTD_HEAP_TRIM_H
+#define TOASTD_HEAP_TRIM_H
+
+#include <malloc.h>
+
+/// glibc's malloc_trim(0): hands the free pages of every malloc arena back
+/// to the kernel. Swift's Glibc module does not export it.
+static inline int toastd_malloc_trim(void) { return malloc_trim(0); }
+
+#endif
