@@ -74,10 +74,6 @@ struct LineWriter: ~Copyable {
         count += bytes.count
     }
 
-    mutating func bytes(_ bytes: [UInt8]) {
-        bytes.withUnsafeBufferPointer { self.bytes($0) }
-    }
-
     /// `"key":`, after a comma unless it is an object's first member: one
     /// bounds check for the whole, the most frequent write of a toast.
     mutating func key(_ key: StaticString, first: Bool) {
