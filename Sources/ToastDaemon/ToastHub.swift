@@ -51,8 +51,10 @@ final class ToastHub: @unchecked Sendable {
     var serviceManager = ServiceManagerHooks()
     /// The writes of the current step.
     private var outbox = StepOutbox()
-    /// Hands the heap's free pages back once a burst is over.
-    private var burstTrim = BurstTrim(thresholdBytes: ToastHub.burstTrimBytes)
+    /// Hands the heap's free pages back once a burst is over (tests set a
+    /// smaller threshold, and count the trims instead of trimming).
+    var burstTrim = BurstTrim(thresholdBytes: ToastHub.burstTrimBytes)
+    var releaseFreePages: () -> Void = BurstTrim.releaseFreePages
     static let burstTrimBytes = 4 << 20
     static let burstTrimQuiet = TimeAmount.milliseconds(100)
     /// The newest event whose step was committed and let out: what a
@@ -460,7 +462,7 @@ final class ToastHub: @unchecked Sendable {
         loop.scheduleTask(in: Self.burstTrimQuiet) { [self] in
             switch burstTrim.timerFired(steps: steps) {
             case .rearm: armBurstTrim()
-            case .trim: BurstTrim.releaseFreePages()
+            case .trim: releaseFreePages()
             }
         }
     }

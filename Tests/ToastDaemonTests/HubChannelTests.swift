@@ -128,6 +128,27 @@ struct HubChannelTests {
         #expect(events == 302, "300 queued or presented, the dismissal, the next presented")
     }
 
+    /// Once a burst has written the threshold, the heap is trimmed at the
+    /// first quiet period, not while steps keep coming, and only once.
+    @Test func theHeapIsTrimmedOnceABurstIsOver() throws {
+        let harness = try Harness()
+        var trims = 0
+        harness.hub.burstTrim = BurstTrim(thresholdBytes: 20_000)
+        harness.hub.releaseFreePages = { trims += 1 }
+        let client = try harness.connect()
+        try harness.send(Self.adds(100, scene: "burst"), on: client)
+        #expect(try Harness.lines(client).count == 100, "over 20,000 bytes of replies")
+        for round in 0..<3 {
+            try harness.send(Self.adds(10, scene: "more\(round)"), on: client)
+            harness.loop.advanceTime(by: ToastHub.burstTrimQuiet)
+            #expect(trims == 0, "steps came within the last quiet period")
+        }
+        harness.loop.advanceTime(by: ToastHub.burstTrimQuiet)
+        #expect(trims == 1)
+        harness.loop.advanceTime(by: .seconds(5))
+        #expect(trims == 1, "an idle hub arms no timer")
+    }
+
     /// A subscriber whose writes never complete is disconnected after the
     /// lag timeout; the hub stays up and serves the others.
     @Test func aStalledSubscriberIsDisconnectedAtTheLagTimeout() throws {
