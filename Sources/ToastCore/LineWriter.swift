@@ -33,6 +33,19 @@ struct LineWriter: ~Copyable {
         }
     }
 
+    /// Runs `write` with a writer, then `body` with what it wrote, still in
+    /// place: for a caller that copies the bytes anyway (SQLite binding
+    /// them), so the line is never made into an array.
+    static func withLine<Result>(
+        scratch: Int = 1_024, _ write: (inout LineWriter) -> Void, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result
+    ) rethrows -> Result {
+        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: scratch) { buffer in
+            var writer = LineWriter(scratch: buffer)
+            write(&writer)
+            return try body(UnsafeBufferPointer(start: writer.base, count: writer.count))
+        }
+    }
+
     /// Where the next `count` bytes go; the caller then adds them to `count`.
     @inline(__always)
     private mutating func room(_ needed: Int) -> UnsafeMutablePointer<UInt8> {

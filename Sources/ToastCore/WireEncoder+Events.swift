@@ -60,13 +60,23 @@ extension WireEncoder {
         }
     }
 
+    /// A record as toastd stores it: the toast as the wire shows it, with
+    /// its `placement` as the last member (what `WireDecoder.decodeRecord`
+    /// reads back). `body` gets the bytes where they were written.
+    public static func withStoredRecord<Result>(
+        _ record: ToastRecord, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result
+    ) rethrows -> Result {
+        try LineWriter.withLine({ writeToast(record, into: &$0, placement: true) }, body)
+    }
+
     /// The canonical bytes of `toast(record)`, appended to `out`.
     public static func writeToast(_ record: ToastRecord, into out: inout [UInt8]) {
         out.append(contentsOf: LineWriter.line { writeToast(record, into: &$0) })
     }
 
-    /// The canonical bytes of `toast(record)`: its members in sorted order.
-    static func writeToast(_ record: ToastRecord, into out: inout LineWriter) {
+    /// The canonical bytes of `toast(record)`: its members in sorted order;
+    /// with `placement`, the stored form (`withStoredRecord`).
+    static func writeToast(_ record: ToastRecord, into out: inout LineWriter, placement: Bool = false) {
         // Each field read in place (`record.toast.x`): a copy of the toast
         // would retain and release every string in it.
         out.byte(UInt8(ascii: "{"))
@@ -130,6 +140,7 @@ extension WireEncoder {
         members.string("state", record.state.rawValue, &out)
         if let title = record.toast.title { members.string("title", title, &out) }
         if record.toast.transient { members.bool("transient", true, &out) }
+        if placement { members.integer("placement", Int64(record.placement), &out) }
         out.byte(UInt8(ascii: "}"))
     }
 }

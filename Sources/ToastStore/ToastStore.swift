@@ -1,5 +1,7 @@
 import Foundation
 import GRDB
+// The SQLite GRDB links, for the C API on the statements GRDB prepared (`Statement.run`).
+import GRDBSQLite
 import Synchronization
 import ToastCore
 
@@ -314,23 +316,33 @@ public final class ToastStore: @unchecked Sendable {
     private let writtenCounters = Mutex<Counters?>(nil)
 
     private func write(_ batch: Batch, counters: Counters, over written: Counters?, _ db: Database) throws {
+        // The rows of toasts and history go through SQLite's C API: binding
+        // through GRDB's `StatementArguments` cost more than SQLite's own
+        // work on the row (docs/BENCHMARKS.md, "The commit thread").
         let upsert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO toast(id, body) VALUES (?, ?)")
         for record in batch.upserts.values {
-            try upsert.execute(arguments: [record.id, Self.encode(record)])
+            try upsert.run(db) { statement in
+                sqlite3_bind_int64(statement, 1, Int64(record.id)) | Self.bindBody(of: record, statement, 2)
+            }
         }
         let delete = try db.cachedStatement(sql: "DELETE FROM toast WHERE id = ?")
-        for id in batch.deletes { try delete.execute(arguments: [id]) }
+        for id in batch.deletes { try delete.run(db) { sqlite3_bind_int64($0, 1, Int64(id)) } }
         if batch.historyCleared { try db.execute(sql: "DELETE FROM history") }
         let removeEntry = try db.cachedStatement(sql: "DELETE FROM history WHERE id = ?")
-        for id in batch.historyRemovals { try removeEntry.execute(arguments: [id]) }
+        for id in batch.historyRemovals { try removeEntry.run(db) { sqlite3_bind_int64($0, 1, Int64(id)) } }
         if !batch.ended.isEmpty {
             let insert = try db.cachedStatement(
                 sql: "INSERT OR REPLACE INTO history(seq, id, ended_at, shown, reason, body) VALUES (?, ?, ?, ?, ?, ?)"
             )
             for entry in batch.ended {
-                try insert.execute(
-                    arguments: [entry.seq, entry.record.id, entry.endedAt, entry.shown, entry.reason, Self.encode(entry.record)]
-                )
+                try insert.run(db) { statement in
+                    sqlite3_bind_int64(statement, 1, Int64(entry.seq))
+                        | sqlite3_bind_int64(statement, 2, Int64(entry.record.id))
+                        | sqlite3_bind_int64(statement, 3, entry.endedAt)
+                        | sqlite3_bind_int64(statement, 4, entry.shown ? 1 : 0)
+                        | Self.bindText(entry.reason, statement, 5)
+                        | Self.bindBody(of: entry.record, statement, 6)
+                }
             }
             try db.cachedStatement(
                 sql: "DELETE FROM history WHERE seq <= (SELECT seq FROM history ORDER BY seq DESC LIMIT 1 OFFSET ?)"
@@ -366,6 +378,17 @@ public final class ToastStore: @unchecked Sendable {
         try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
     }
 
+    /// Every toast row and history row as text, columns joined, in order:
+    /// for a test to compare what two versions wrote.
+    func storedRows() throws -> [String] {
+        try database.read { db in
+            try String.fetchAll(db, sql: "SELECT id || ' ' || body FROM toast ORDER BY id")
+                + String.fetchAll(
+                    db, sql: "SELECT seq || ' ' || id || ' ' || ended_at || ' ' || shown || ' ' || reason || ' ' || body FROM history ORDER BY seq"
+                )
+        }
+    }
+
     func setInstanceForFixture(_ instance: String) throws {
         try database.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES ('instance', ?)", arguments: [instance])
@@ -374,14 +397,21 @@ public final class ToastStore: @unchecked Sendable {
 
     // MARK: - Records
 
-    /// A record as stored: the toast as the wire shows it, plus its place.
-    static func encode(_ record: ToastRecord) -> String {
-        var bytes: [UInt8] = []
-        WireEncoder.writeToast(record, into: &bytes)
-        bytes.removeLast()  // "}"
-        bytes.append(contentsOf: ",\"placement\":\(record.placement)}".utf8)
-        return String(decoding: bytes, as: UTF8.self)
+    /// Binds a record as stored (the toast as the wire shows it, plus its
+    /// place) straight from where it was written.
+    private static func bindBody(of record: ToastRecord, _ statement: SQLiteStatement, _ index: Int32) -> Int32 {
+        WireEncoder.withStoredRecord(record) { bytes in
+            sqlite3_bind_text(statement, index, bytes.baseAddress, Int32(bytes.count), sqliteTransient)
+        }
     }
+
+    private static func bindText(_ text: String, _ statement: SQLiteStatement, _ index: Int32) -> Int32 {
+        var text = text
+        return text.withUTF8 { sqlite3_bind_text(statement, index, $0.baseAddress, Int32($0.count), sqliteTransient) }
+    }
+
+    /// SQLite copies what is bound with this before the call returns.
+    private static let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     static func decodeRecord(_ body: String) throws -> ToastRecord {
         do {
@@ -389,6 +419,24 @@ public final class ToastStore: @unchecked Sendable {
         } catch {
             throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "a stored toast is not valid: \(error)")
         }
+    }
+}
+
+extension Statement {
+    /// Binds with `bind`, runs the statement to its end and resets it, all
+    /// through SQLite's C API. Only for statements that return no rows,
+    /// whose every parameter `bind` sets, and that GRDB itself never runs.
+    /// `bind` returns its calls' result codes or-ed together (`SQLITE_OK`
+    /// is 0): a failed bind would leave the last row's value in place.
+    fileprivate func run(_ db: Database, _ bind: (SQLiteStatement) -> Int32) throws {
+        let bound = bind(sqliteStatement)
+        let code = bound == SQLITE_OK ? sqlite3_step(sqliteStatement) : sqlite3_errcode(db.sqliteConnection)
+        guard code == SQLITE_DONE else {
+            let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
+            sqlite3_reset(sqliteStatement)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
+        }
+        sqlite3_reset(sqliteStatement)
     }
 }
 

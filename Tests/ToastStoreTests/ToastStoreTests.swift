@@ -199,6 +199,27 @@ struct ToastStoreTests {
         #expect(loaded.history.map(\.record.id) == [2])
     }
 
+    /// Rows are written through SQLite's C API, not GRDB's arguments: they
+    /// must be exactly what the fixture's version wrote through GRDB, every
+    /// column of every toast and history row, byte for byte.
+    @Test func rowsAreWrittenAsTheFirstVersionWroteThem() throws {
+        let fixture = try #require(Bundle.module.url(forResource: "v1", withExtension: nil, subdirectory: "Fixtures"))
+        let copy = try Self.temporaryDirectory()
+        let fresh = try Self.temporaryDirectory()
+        defer {
+            try? FileManager.default.removeItem(atPath: copy)
+            try? FileManager.default.removeItem(atPath: fresh)
+        }
+        try FileManager.default.removeItem(atPath: copy)
+        try FileManager.default.copyItem(atPath: fixture.path, toPath: copy)
+        let (old, _) = try ToastStore.open(directory: copy, historySize: 100)
+        let (new, _) = try ToastStore.open(directory: fresh, historySize: 100)
+        for batch in Self.session().1 { try new.commit(batch) }
+        let written = try new.storedRows()
+        #expect(written.count == 5)  // four live toasts, one ended
+        #expect(written == (try old.storedRows()))
+    }
+
     /// Writes Fixtures/v1 (run once, by hand, when a schema ships):
     /// TOASTD_WRITE_STORE_FIXTURE=/path/to/Tests/ToastStoreTests/Fixtures/v1 swift test --filter writeTheFixture
     @Test(.enabled(if: ProcessInfo.processInfo.environment["TOASTD_WRITE_STORE_FIXTURE"] != nil))
