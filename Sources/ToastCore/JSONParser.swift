@@ -120,6 +120,26 @@ struct JSONParser: ~Copyable {
 
     // MARK: - Strings
 
+    /// A string with no escape in it, as the bytes between its quotes (not
+    /// copied), the parser after it; nil, the parser where it was, for any
+    /// other string (escapes, control characters, no end), which
+    /// `parseString` reads or refuses. The add fast path reads keys so.
+    mutating func parsePlainString() -> UnsafeBufferPointer<UInt8>? {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        var end = index + 1
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") {
+                let text = UnsafeBufferPointer(rebasing: bytes[(index + 1)..<end])
+                index = end + 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+            end += 1
+        }
+        return nil
+    }
+
     mutating func parseString() throws(JSONParseFailure) -> String {
         let opening = index
         index += 1  // "

@@ -44,13 +44,12 @@ extension JSONParser {
         var first = true
         try beginObject()
         while let key = try nextKey(&first) {
-            switch key {
-            case "op" where !sawOp:
-                guard case .string("add") = try value() else { throw NotFast() }
+            if Self.equal(key, "op"), !sawOp {
+                guard let op = parsePlainString(), Self.equal(op, "add") else { throw NotFast() }
                 sawOp = true
-            case "toast" where found == nil:
+            } else if Self.equal(key, "toast"), found == nil {
                 found = try toast()
-            default:
+            } else {
                 throw NotFast()
             }
         }
@@ -80,41 +79,37 @@ extension JSONParser {
         var first = true
         try beginObject()
         while let key = try nextKey(&first) {
-            let value = try value()
-            let bit: Member
+            guard let bit = Member(named: key) else { throw NotFast() }
             do {
-                switch key {
-                case "message": bit = .message; message = try Self.string(value)
-                case "title": bit = .title; toast.title = try Self.string(value)
-                case "icon": bit = .icon; toast.icon = try Self.string(value)
-                case "role": bit = .role; toast.role = try Self.named(value, ToastRole.self)
-                case "duration": bit = .duration; toast.duration = try WireDecoder.decodeDuration(value, field: "toast.duration")
-                case "alignment": bit = .alignment; toast.alignment = try Self.named(value, ToastAlignment.self)
-                case "scene": bit = .scene; toast.scene = try Self.string(value)
-                case "reuseId": bit = .reuseID; toast.reuseID = try Self.string(value)
-                case "progress":
-                    bit = .progress
-                    toast.progress = try WireDecoder.decodeProgress(value, field: "toast.progress") ?? .none
-                case "dismissible": bit = .dismissible; toast.dismissible = try Self.bool(value)
-                case "closeButton": bit = .closeButton; toast.closeButton = try Self.bool(value)
-                case "actions":
-                    bit = .actions
-                    guard case .array(let elements) = value else { throw NotFast() }
+                // Text members are read straight to their strings; the rest
+                // as values, checked by the general decoder's own code.
+                switch bit {
+                case .message: message = try string()
+                case .title: toast.title = try string()
+                case .icon: toast.icon = try string()
+                case .role: toast.role = try Self.named(try string(), ToastRole.self)
+                case .duration: toast.duration = try WireDecoder.decodeDuration(try value(), field: "toast.duration")
+                case .alignment: toast.alignment = try Self.named(try string(), ToastAlignment.self)
+                case .scene: toast.scene = try string()
+                case .reuseID: toast.reuseID = try string()
+                case .progress: toast.progress = try WireDecoder.decodeProgress(try value(), field: "toast.progress") ?? .none
+                case .dismissible: toast.dismissible = try Self.bool(try value())
+                case .closeButton: toast.closeButton = try Self.bool(try value())
+                case .actions:
+                    guard case .array(let elements) = try value() else { throw NotFast() }
                     toast.actions = try WireDecoder.decodeActions(elements, field: "toast.actions") ?? []
-                case "source": bit = .source; toast.source = try Self.string(value)
-                case "cancellation": bit = .cancellation; toast.cancellation = try Self.named(value, CancellationPolicy.self)
-                case "invalidation":
-                    bit = .invalidation
-                    guard case .array(let elements) = value else { throw NotFast() }
+                case .source: toast.source = try string()
+                case .cancellation: toast.cancellation = try Self.named(try string(), CancellationPolicy.self)
+                case .invalidation:
+                    guard case .array(let elements) = try value() else { throw NotFast() }
                     toast.invalidation = try WireDecoder.decodeInvalidation(elements, field: "toast.invalidation")
-                case "resident": bit = .resident; toast.resident = try Self.bool(value)
-                case "transient": bit = .transient; toast.transient = try Self.bool(value)
-                case "level":
-                    bit = .level
-                    guard let level = value.intValue, PauseLevels.range.contains(Int(clamping: level)) else { throw NotFast() }
+                case .resident: toast.resident = try Self.bool(try value())
+                case .transient: toast.transient = try Self.bool(try value())
+                default:  // .level
+                    guard let level = try value().intValue, PauseLevels.range.contains(Int(clamping: level)) else {
+                        throw NotFast()
+                    }
                     toast.level = Int(level)
-                default:
-                    throw NotFast()
                 }
             } catch {
                 throw NotFast()
@@ -147,11 +142,41 @@ extension JSONParser {
         static let source = Self(rawValue: 1 << 12), cancellation = Self(rawValue: 1 << 13)
         static let invalidation = Self(rawValue: 1 << 14), resident = Self(rawValue: 1 << 15)
         static let transient = Self(rawValue: 1 << 16), level = Self(rawValue: 1 << 17)
+        init(rawValue: UInt32) { self.rawValue = rawValue }
+
+        private static let names: [(name: StaticString, member: Member)] = [
+            ("message", .message), ("title", .title), ("icon", .icon), ("role", .role), ("duration", .duration),
+            ("alignment", .alignment), ("scene", .scene), ("reuseId", .reuseID), ("progress", .progress),
+            ("dismissible", .dismissible), ("closeButton", .closeButton), ("actions", .actions), ("source", .source),
+            ("cancellation", .cancellation), ("invalidation", .invalidation), ("resident", .resident),
+            ("transient", .transient), ("level", .level),
+        ]
+
+        /// The member a key names, its bytes compared with each name of its
+        /// length: a key was a `String`, then up to eighteen string
+        /// comparisons in a `switch`, a fifth of decoding an add.
+        init?(named key: UnsafeBufferPointer<UInt8>) {
+            for (name, member) in Self.names where JSONParser.equal(key, name) {
+                self = member
+                return
+            }
+            return nil
+        }
     }
 
-    private static func string(_ value: JSONValue) throws(NotFast) -> String {
-        guard let string = value.stringValue else { throw NotFast() }
-        return string
+    /// Whether `bytes` are exactly `text`'s.
+    @inline(__always)
+    static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
+        guard bytes.count == text.utf8CodeUnitCount else { return false }
+        let start = text.utf8Start
+        for offset in 0..<bytes.count where bytes[offset] != start[offset] { return false }
+        return true
+    }
+
+    /// A string value, read as the general parser reads one.
+    private mutating func string() throws(NotFast) -> String {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw NotFast() }
+        do throws(JSONParseFailure) { return try parseString() } catch { throw NotFast() }
     }
 
     private static func bool(_ value: JSONValue) throws(NotFast) -> Bool {
@@ -159,9 +184,9 @@ extension JSONParser {
         return bool
     }
 
-    private static func named<T: RawRepresentable & CaseIterable>(_ value: JSONValue, _: T.Type) throws(NotFast) -> T
+    private static func named<T: RawRepresentable & CaseIterable>(_ text: String, _: T.Type) throws(NotFast) -> T
     where T.RawValue == String {
-        guard let named = T(rawValue: try string(value)) else { throw NotFast() }
+        guard let named = T(rawValue: text) else { throw NotFast() }
         return named
     }
 
@@ -172,7 +197,7 @@ extension JSONParser {
 
     /// The next member's key, with the parser at its value; nil at the
     /// object's closing brace. `first` is the object's own state.
-    private mutating func nextKey(_ first: inout Bool) throws(NotFast) -> String? {
+    private mutating func nextKey(_ first: inout Bool) throws(NotFast) -> UnsafeBufferPointer<UInt8>? {
         skipWhitespace()
         if consume(UInt8(ascii: "}")) {
             // `{}` or after a value; `{"a":1,}` fails below instead.
@@ -183,9 +208,8 @@ extension JSONParser {
             skipWhitespace()
         }
         first = false
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw NotFast() }
-        let key: String
-        do throws(JSONParseFailure) { key = try parseString() } catch { throw NotFast() }
+        // A key with an escape in it is the general decoder's to read.
+        guard let key = parsePlainString() else { throw NotFast() }
         skipWhitespace()
         guard consume(UInt8(ascii: ":")) else { throw NotFast() }
         skipWhitespace()

@@ -66,6 +66,14 @@ struct AddFastPathTests {
         #"{"op":"add","toast":{"message":"m","actions":[{"id":"a"}]}}"#,
         #"{"op":"add","toast":["message"]}"#,
         "{\"op\":\"add\",\"toast\":{\"message\":\"\u{1}\"}}",
+        // Keys are matched as bytes: an escape in a key or in the op, or a
+        // key that only begins or ends like a member's, is not taken.
+        #"{"op":"add","toast":{"mess\u0061ge":"m"}}"#,
+        #"{"\u006fp":"add","toast":{"message":"m"}}"#,
+        #"{"op":"\u0061dd","toast":{"message":"m"}}"#,
+        #"{"op":"add","toast":{"message":"m","messag":"n"}}"#,
+        #"{"op":"add","toast":{"message":"m","titles":"t"}}"#,
+        #"{"op":"adds","toast":{"message":"m"}}"#,
     ])
     func everythingElseIsLeftToTheGeneralDecoder(line: String) {
         #expect(Self.both(line).fast == nil, "\(line)")
