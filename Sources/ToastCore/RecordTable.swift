@@ -35,11 +35,13 @@ struct RecordTable: Sendable {
             }
             precondition(newValue.id == id, "a record is stored under its own id")
             let packs = newValue.state == .queued
-            if let slot = index[id], (slot < 0) == packs {
-                if packs { queued[Int(~slot)] = PackedRecord(newValue) } else { shown[Int(slot)] = newValue }
-                return
+            if let slot = index[id] {
+                if (slot < 0) == packs {
+                    if packs { queued[Int(~slot)] = PackedRecord(newValue) } else { shown[Int(slot)] = newValue }
+                    return
+                }
+                remove(id)
             }
-            remove(id)
             if packs {
                 index[id] = ~Int32(queued.count)
                 queued.append(PackedRecord(newValue))

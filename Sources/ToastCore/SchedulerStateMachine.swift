@@ -368,20 +368,27 @@ public struct SchedulerStateMachine: Sendable {
             placement: nextSequence
         )
         let key = record.stack
-        if stacks[key] == nil { stacks[key] = Stack() }
-        // While paused the queue may hold toasts held back; one that breaks
-        // through goes ahead of them (a free slot means none waits that could show).
-        let canShow =
-            !isHeld(record) && (stacks[key]!.queue.isEmpty || isPaused)
-            && stacks[key]!.shown.count < configuration.maxVisible(key.alignment)
+        let (held, paused, limit) = (isHeld(record), isPaused, configuration.maxVisible(key.alignment))
+        // One lookup of the stack decides whether the toast shows and, if
+        // not, puts it in line.
+        let canShow = Self.admit(id, to: &stacks[key, default: Stack()], held: held, paused: paused, limit: limit)
         store(record, replacing: nil)
         if canShow {
             present(id)
             return records[id]!
         }
-        stacks[key]!.queue.append(id)
         emit(.queued(record))
         return record
+    }
+
+    /// Whether a new toast shows at once in `stack`; if not, it joins the
+    /// queue. While paused the queue may hold toasts held back; one that
+    /// breaks through goes ahead of them (a free slot means none waits that
+    /// could show).
+    private static func admit(_ id: ToastID, to stack: inout Stack, held: Bool, paused: Bool, limit: Int) -> Bool {
+        if !held && (stack.queue.isEmpty || paused) && stack.shown.count < limit { return true }
+        stack.queue.append(id)
+        return false
     }
 
     private mutating func update(_ target: ToastTarget, _ patch: ToastPatch) throws(ToastError) -> SchedulerReply {
@@ -426,9 +433,11 @@ public struct SchedulerStateMachine: Sendable {
     /// already stale (see `present`): the order is invalidation, then the
     /// promotions it causes, then the new toast.
     private mutating func applySourceTriggers(_ source: String) {
-        sources[source]?.newest = nextID
-        guard let entry = sources[source] else { return }
-        for id in entry.cancelOnNext.sorted() {
+        // One lookup in the common case, a source with nothing to end.
+        guard let index = sources.index(forKey: source) else { return }
+        sources.values[index].newest = nextID
+        guard !sources.values[index].cancelOnNext.isEmpty || !sources.values[index].invalidateOnNext.isEmpty else { return }
+        for id in sources.values[index].cancelOnNext.sorted() {
             end(id, dismissed: .invalidated, cancelled: .superseded)
         }
         for id in (sources[source]?.invalidateOnNext ?? []).sorted() {
