@@ -92,8 +92,8 @@ extension WireEncoder {
             out.byte(UInt8(ascii: "}"))
         }
         out.byte(UInt8(ascii: "]"))
-        members.string("alignment", record.toast.alignment.rawValue, &out)
-        members.string("cancellation", record.toast.cancellation.rawValue, &out)
+        members.name("alignment", wireName(record.toast.alignment), &out)
+        members.name("cancellation", wireName(record.toast.cancellation), &out)
         members.bool("closeButton", record.toast.closeButton, &out)
         members.integer("createdAt", record.createdAt, &out)
         members.bool("dismissible", record.toast.dismissible, &out)
@@ -126,7 +126,7 @@ extension WireEncoder {
         case .none:
             break
         case .indeterminate:
-            members.string("progress", "indeterminate", &out)
+            members.name("progress", "indeterminate", &out)
         case .fraction(let value):
             members.key("progress", &out)
             out.number(value)
@@ -134,13 +134,53 @@ extension WireEncoder {
         members.integer("repeat", Int64(record.repeatCount), &out)
         if record.toast.resident { members.bool("resident", true, &out) }
         if let reuseID = record.toast.reuseID { members.string("reuseId", reuseID, &out) }
-        members.string("role", record.toast.role.rawValue, &out)
+        members.name("role", wireName(record.toast.role), &out)
         members.string("scene", record.toast.scene, &out)
         if let source = record.toast.source { members.string("source", source, &out) }
-        members.string("state", record.state.rawValue, &out)
+        members.name("state", wireName(record.state), &out)
         if let title = record.toast.title { members.string("title", title, &out) }
         if record.toast.transient { members.bool("transient", true, &out) }
         if placement { members.integer("placement", Int64(record.placement), &out) }
         out.byte(UInt8(ascii: "}"))
+    }
+
+    // MARK: - Names
+
+    // The wire names of a toast's enumerations, as static text for
+    // `Members.name`: a `rawValue` went through the escape scan and a
+    // closure over its UTF-8, four times a toast. A test holds each to its
+    // `rawValue`.
+
+    static func wireName(_ alignment: ToastAlignment) -> StaticString {
+        switch alignment {
+        case .top: "top"
+        case .center: "center"
+        case .bottom: "bottom"
+        }
+    }
+
+    static func wireName(_ cancellation: CancellationPolicy) -> StaticString {
+        switch cancellation {
+        case .never: "never"
+        case .presentation: "presentation"
+        case .always: "always"
+        }
+    }
+
+    static func wireName(_ role: ToastRole) -> StaticString {
+        switch role {
+        case .plain: "plain"
+        case .info: "info"
+        case .success: "success"
+        case .warning: "warning"
+        case .failure: "failure"
+        }
+    }
+
+    static func wireName(_ state: ToastRecord.State) -> StaticString {
+        switch state {
+        case .queued: "queued"
+        case .shown: "shown"
+        }
     }
 }

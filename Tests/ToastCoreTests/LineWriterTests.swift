@@ -37,6 +37,41 @@ struct LineWriterTests {
         #expect(Self.text { $0.number(value) } == expected)
     }
 
+    /// Numbers of a few decimals are written without `description`, and
+    /// must come out exactly as it writes them: every count of thousandths
+    /// near the edges, random ones up to a billion, and random doubles
+    /// (which mostly take `description` itself).
+    @Test func decimalsAreWrittenAsDescriptionWritesThem() {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 11
+        }
+        var values: [Double] = []
+        for thousandths in Int64(-2_100)...2_100 { values.append(Double(thousandths) / 1_000) }
+        for _ in 0..<20_000 {
+            let thousandths = Int64(next() % 2_000_000_000_000) - 1_000_000_000_000
+            values.append(Double(thousandths) / 1_000)
+            values.append(Double(bitPattern: next() << 11 | next() % 2_048))
+            values.append(Double(next() % 1_000_000) / 997)
+        }
+        values += [0.001, -0.001, 999_999_999.999, 1e9 - 0.5, 1e9 + 0.5, 0.1 + 0.2, 1.0 / 3, 86_400.5, 0.0005]
+        var taken = 0
+        for value in values where value.isFinite && value != value.rounded() {
+            if LineWriter.thousandths(value) != nil { taken += 1 }
+            let written = Self.text { $0.number(value) }
+            if written != value.description { Issue.record("\(value.description) written as \(written)") }
+        }
+        #expect(taken > 20_000)
+    }
+
+    @Test func theWireNamesAreTheRawValues() {
+        for role in ToastRole.allCases { #expect(WireEncoder.wireName(role).description == role.rawValue) }
+        for alignment in ToastAlignment.allCases { #expect(WireEncoder.wireName(alignment).description == alignment.rawValue) }
+        for policy in CancellationPolicy.allCases { #expect(WireEncoder.wireName(policy).description == policy.rawValue) }
+        for state in [ToastRecord.State.queued, .shown] { #expect(WireEncoder.wireName(state).description == state.rawValue) }
+    }
+
     @Test func membersAreSeparatedAndKeyed() {
         let text = Self.text { out in
             out.byte(UInt8(ascii: "{"))
