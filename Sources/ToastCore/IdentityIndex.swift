@@ -14,8 +14,66 @@ struct IdentityIndex: Sendable {
     /// The hash an identity is kept under (a test forces collisions with it).
     private let hash: @Sendable (SchedulerStateMachine.Identity) -> Int
 
-    init(hash: @escaping @Sendable (SchedulerStateMachine.Identity) -> Int = { $0.hashValue }) {
-        self.hash = hash
+    init(hash: (@Sendable (SchedulerStateMachine.Identity) -> Int)? = nil) {
+        let seed = UInt64.random(in: .min ... .max)
+        self.hash = hash ?? { Self.hash($0, seed: seed) }
+    }
+
+    /// An identity's hash, read eight bytes at a time: `hashValue` (SipHash
+    /// over the scene, title and message) was two thousand instructions of
+    /// every add, which hashes the identity twice. Collisions cost nothing
+    /// but a look at the toast (see above), and the seed is random per
+    /// scheduler, so nobody outside can aim for them.
+    static func hash(_ identity: SchedulerStateMachine.Identity, seed: UInt64) -> Int {
+        var state = seed
+        switch identity {
+        case .reuse(let scene, let id):
+            mix(scene, into: &state)
+            mix(id, into: &state)
+        case .content(let scene, let title, let message):
+            state ^= 0xA076_1D64_78BD_642F
+            mix(scene, into: &state)
+            if let title {
+                mix(title, into: &state)
+            } else {
+                state = finish(state ^ 0xE703_7ED1_A0B4_28DB)
+            }
+            mix(message, into: &state)
+        }
+        return Int(truncatingIfNeeded: state)
+    }
+
+    /// Folds `text` (its length, then its bytes) into `state`.
+    private static func mix(_ text: String, into state: inout UInt64) {
+        var text = text
+        text.withUTF8 { bytes in
+            var value = finish(state ^ UInt64(bytes.count))
+            guard let base = bytes.baseAddress else {
+                state = value
+                return
+            }
+            var offset = 0
+            while offset + 8 <= bytes.count {
+                value = (value ^ UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+                value ^= value >> 32
+                offset += 8
+            }
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while offset < bytes.count {
+                tail |= UInt64(base[offset]) << shift
+                shift += 8
+                offset += 1
+            }
+            state = finish(value ^ tail)
+        }
+    }
+
+    /// SplitMix64's finalizer: every bit of the input moves every bit out.
+    private static func finish(_ value: UInt64) -> UInt64 {
+        var value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
     }
 
     var count: Int { byHash.count + overflow.count }

@@ -111,4 +111,26 @@ struct IdentityIndexTests {
         for (identity, id) in model { #expect(index.find(identity) { holders[$0] } == id) }
         #expect(index.count == model.count)
     }
+
+    /// The index's own hash tells apart identities that differ only in
+    /// where one text ends and the next begins, in a title that is absent
+    /// or empty, in the kind, or in one byte of a long text; and it
+    /// depends on the seed.
+    @Test func theHashSeparatesNearIdentities() {
+        let long = String(repeating: "build 123 finished; ", count: 8)
+        var identities: [Identity] = []
+        for scene in ["", "a", "ab", "abcdefgh", "abcdefghi"] {
+            for text in ["", "c", "bc", "abcdefgh", "abcdefghij", long, long + "!", "!" + long] {
+                identities.append(.reuse(scene: scene, id: text))
+                identities.append(.content(scene: scene, title: nil, message: text))
+                identities.append(.content(scene: scene, title: "", message: text))
+                identities.append(.content(scene: scene, title: text, message: ""))
+            }
+        }
+        for seed: UInt64 in [0, 1, 0xDEAD_BEEF] {
+            let hashes = Set(identities.map { IdentityIndex.hash($0, seed: seed) })
+            #expect(hashes.count == Set(identities).count, "seed \(seed)")
+        }
+        #expect(IdentityIndex.hash(identities[9], seed: 1) != IdentityIndex.hash(identities[9], seed: 2))
+    }
 }
