@@ -54,9 +54,12 @@ public struct EventRouter: Sendable {
     /// live: it hears that toast's `action` and its end.
     public mutating func noteAdder(_ connection: ConnectionID, of toast: ToastID) {
         guard open.contains(connection) else { return }
-        if origins[toast]?.contains(connection) != true {
-            origins[toast, default: []].append(connection)
-        }
+        Self.append(connection, to: &origins[toast, default: []])
+    }
+
+    /// One lookup of the toast's adders for the check and the append.
+    private static func append(_ connection: ConnectionID, to adders: inout [ConnectionID]) {
+        if !adders.contains(connection) { adders.append(connection) }
     }
 
     /// Where an event goes, subscribers first (in connection order), then

@@ -253,6 +253,8 @@ final class ToastHub: @unchecked Sendable {
     }
 
     private func log(_ reply: SchedulerReply?) {
+        // Below info (the benchmarks' notice), nothing of the reply is read.
+        guard logger.logLevel <= .info else { return }
         switch reply {
         case .added(let record, _, _), .updated(let record):
             var isNew = false
