@@ -32,6 +32,10 @@ public struct BoundedRegex: Sendable {
     /// or empty match at its start): positions that cannot start a match
     /// are skipped without following the pattern's start.
     private let first: [Instruction]?
+    /// The bytes a match can begin with, when `first` is a few ASCII
+    /// scalars: while no thread is alive the machine jumps to the next of
+    /// them (`memchr` for one) instead of stepping scalar by scalar.
+    private let leads: [UInt8]?
     /// Literals (UTF-8) of which every match contains one, when the pattern
     /// says: a text with none of them is refused without running the
     /// machine (`memchr` over the bytes is many times faster than a step of
@@ -60,6 +64,7 @@ public struct BoundedRegex: Sendable {
         program = compiler.program
         sets = compiler.sets
         (anchored, first) = Self.analyzeStart(program)
+        leads = first.flatMap(Self.leadBytes)
         required = Self.requiredLiterals(tree)
     }
 
@@ -161,6 +166,39 @@ public struct BoundedRegex: Sendable {
         return (!unanchoredPath, anything ? nil : consumers)
     }
 
+    /// The distinct bytes of `first` when each is an ASCII scalar (at most four).
+    private static func leadBytes(_ first: [Instruction]) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        for instruction in first {
+            guard case .scalar(let scalar) = instruction, scalar.isASCII else { return nil }
+            if !bytes.contains(UInt8(scalar.value)) { bytes.append(UInt8(scalar.value)) }
+        }
+        return bytes.count <= 4 ? bytes : nil
+    }
+
+    /// The offset of the next byte from `offset` on that is one of `leads`.
+    /// ASCII bytes never occur inside a multi-byte scalar, so it is a scalar's start.
+    private static func next(_ leads: [UInt8], in utf8: UnsafeBufferPointer<UInt8>, from offset: Int) -> Int? {
+        guard offset < utf8.count, let base = utf8.baseAddress else { return nil }
+        if leads.count == 1 {
+            guard let hit = memchr(base + offset, Int32(leads[0]), utf8.count - offset) else { return nil }
+            return UnsafePointer(hit.assumingMemoryBound(to: UInt8.self)) - base
+        }
+        for index in offset..<utf8.count where leads.contains(utf8[index]) { return index }
+        return nil
+    }
+
+    /// The scalar at `offset` of valid UTF-8, and its length in bytes.
+    @inline(__always)
+    private static func decode(_ utf8: UnsafeBufferPointer<UInt8>, at offset: Int) -> (Unicode.Scalar, Int) {
+        let lead = UInt32(utf8[offset])
+        if lead < 0x80 { return (Unicode.Scalar(UInt8(lead)), 1) }
+        let width = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+        var value = lead & (0x7F >> UInt32(width))
+        for index in 1..<width { value = value << 6 | UInt32(utf8[offset + index] & 0x3F) }
+        return (Unicode.Scalar(value) ?? "\u{FFFD}", width)
+    }
+
     private func consumes(_ instruction: Instruction, _ scalar: Unicode.Scalar) -> Bool {
         switch instruction {
         case .scalar(let expected): scalar == expected
@@ -194,11 +232,25 @@ public struct BoundedRegex: Sendable {
     private func run(_ text: String, _ current: inout StateSet, _ next: inout StateSet, _ stack: UnsafeMutablePointer<UInt32>)
         -> Bool
     {
-        var scalars = text.unicodeScalars.makeIterator()
-        var scalar = scalars.next()
+        var text = text
+        return text.withUTF8 { run($0, &current, &next, stack) }
+    }
+
+    /// The machine over `utf8`, a scalar a step; `position` is the byte
+    /// offset of the scalar (only whether it is 0 matters, for `^`).
+    private func run(
+        _ utf8: UnsafeBufferPointer<UInt8>, _ current: inout StateSet, _ next: inout StateSet, _ stack: UnsafeMutablePointer<UInt32>
+    ) -> Bool {
         var position = 0
         while true {
-            let atEnd = scalar == nil
+            if current.count == 0, !anchored, let leads {
+                // No thread is alive, and only one of `leads` can begin a
+                // match (`first` is set: no match is empty or ends at `$`).
+                guard let found = Self.next(leads, in: utf8, from: position) else { return false }
+                position = found
+            }
+            let atEnd = position == utf8.count
+            let (scalar, width): (Unicode.Scalar?, Int) = atEnd ? (nil, 0) : Self.decode(utf8, at: position)
             // A match may start at any position (at the first only, when
             // anchored): a thread at the pattern's start, unless this
             // scalar cannot begin a match.
@@ -215,13 +267,12 @@ public struct BoundedRegex: Sendable {
             next.clear()
             for index in 0..<current.count {
                 let pc = Int(current.members[index])
-                if consumes(program[pc], this), add(pc + 1, to: &next, at: position + 1, atEnd: false, stack: stack) {
+                if consumes(program[pc], this), add(pc + 1, to: &next, at: position + width, atEnd: false, stack: stack) {
                     return true
                 }
             }
-            scalar = scalars.next()
-            position += 1
-            if scalar == nil {
+            position += width
+            if position == utf8.count {
                 // `$` can hold only now: follow the threads again knowing it
                 // (the old set, no longer needed, holds them meanwhile).
                 current.clear()
