@@ -318,7 +318,7 @@ public final class ToastStore: @unchecked Sendable {
     private func write(_ batch: Batch, counters: Counters, over written: Counters?, _ db: Database) throws {
         // The rows of toasts and history go through SQLite's C API: binding
         // through GRDB's `StatementArguments` cost more than SQLite's own
-        // work on the row (docs/BENCHMARKS.md, "The commit thread").
+        // work on the row (docs/BENCHMARKS.md, section 2, "Both threads, then the rules").
         let upsert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO toast(id, body) VALUES (?, ?)")
         for record in batch.upserts.values {
             try upsert.run(db) { statement in
