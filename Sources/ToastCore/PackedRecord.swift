@@ -19,12 +19,24 @@ struct PackedRecord: Sendable {
     init(_ record: ToastRecord) {
         id = record.id
         let toast = record.toast
-        // Room for the numbers, and each string with its length: one
-        // allocation of about the packed size.
+        // The record is written into scratch memory through a pointer, then
+        // copied once into an array of exactly its size: appending to an
+        // array checked its uniqueness and capacity on every byte. `bound`
+        // is the most it can take: every number at its longest varint (ten
+        // bytes) or double, every string with a ten-byte length.
         var texts = toast.message.utf8.count + toast.scene.utf8.count + (toast.title?.utf8.count ?? 0)
         texts += (toast.icon?.utf8.count ?? 0) + (toast.reuseID?.utf8.count ?? 0) + (toast.source?.utf8.count ?? 0)
         for action in toast.actions { texts += action.id.utf8.count + action.label.utf8.count }
-        var writer = Writer(capacity: 48 + texts + 2 * toast.actions.count)
+        let bound = Writer.fixedBound + texts + 20 * toast.actions.count
+        bytes = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { scratch in
+            var writer = Writer(scratch)
+            Self.write(record, into: &writer)
+            return Array(UnsafeBufferPointer(start: scratch.baseAddress, count: writer.count))
+        }
+    }
+
+    private static func write(_ record: ToastRecord, into writer: inout Writer) {
+        let toast = record.toast
         writer.optional(record.expiresAt)
         writer.unsigned(UInt64(bitPattern: Int64(record.repeatCount)))
         writer.signed(record.createdAt)
@@ -75,17 +87,22 @@ struct PackedRecord: Sendable {
             writer.string(action.id)
             writer.string(action.label)
         }
-        bytes = writer.bytes
     }
 
     /// When it expires, read without unpacking the rest.
     var expiresAt: ToastInstant? {
-        var reader = Reader(bytes)
-        return reader.optional()
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = Reader(buffer)
+            return reader.optional()
+        }
     }
 
     var unpacked: ToastRecord {
-        var reader = Reader(bytes)
+        bytes.withUnsafeBufferPointer(unpack)
+    }
+
+    private func unpack(_ buffer: UnsafeBufferPointer<UInt8>) -> ToastRecord {
+        var reader = Reader(buffer)
         let expiresAt = reader.optional()
         let repeatCount = Int(Int64(bitPattern: reader.unsigned()))
         let createdAt = reader.signed()
@@ -166,20 +183,35 @@ struct PackedRecord: Sendable {
         UInt8(cases.firstIndex(of: value)!)
     }
 
+    /// Writes through a pointer into scratch of `bound` bytes (checked in
+    /// debug builds, on every write).
     private struct Writer {
-        var bytes: [UInt8] = []
+        /// What everything but the strings' bytes (and the actions' lengths,
+        /// 20 an action) can take: three numbers, the flags and the level
+        /// (a varint is 10 bytes at most), two optional numbers (11), the
+        /// state and four small fields (5), a duration and a progress (9
+        /// each), six strings' lengths and the actions' count (10 each).
+        static let fixedBound = 5 * 10 + 2 * 11 + 5 + 2 * 9 + 7 * 10
 
-        init(capacity: Int) { bytes.reserveCapacity(capacity) }
+        private let scratch: UnsafeMutableBufferPointer<UInt8>
+        private(set) var count = 0
 
-        mutating func byte(_ value: UInt8) { bytes.append(value) }
+        init(_ scratch: UnsafeMutableBufferPointer<UInt8>) { self.scratch = scratch }
+
+        @inline(__always)
+        mutating func byte(_ value: UInt8) {
+            assert(count < scratch.count, "a packed record outgrew its bound")
+            scratch.baseAddress![count] = value
+            count += 1
+        }
 
         mutating func unsigned(_ value: UInt64) {
             var rest = value
             while rest >= 0x80 {
-                bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+                byte(UInt8(truncatingIfNeeded: rest) | 0x80)
                 rest >>= 7
             }
-            bytes.append(UInt8(rest))
+            byte(UInt8(rest))
         }
 
         mutating func signed(_ value: Int64) {
@@ -194,25 +226,33 @@ struct PackedRecord: Sendable {
         }
 
         mutating func double(_ value: Double) {
-            withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+            let bits = value.bitPattern
+            for shift in stride(from: 0, to: 64, by: 8) { byte(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
         }
 
         mutating func string(_ value: String) {
             var value = value
             value.withUTF8 { utf8 in
                 unsigned(UInt64(utf8.count))
-                bytes.append(contentsOf: utf8)
+                guard let source = utf8.baseAddress else { return }
+                assert(count + utf8.count <= scratch.count, "a packed record outgrew its bound")
+                (scratch.baseAddress! + count).initialize(from: source, count: utf8.count)
+                count += utf8.count
             }
         }
     }
 
+    /// Reads what `Writer` wrote (the bytes are this process's own).
     private struct Reader {
-        let bytes: [UInt8]
+        let bytes: UnsafeBufferPointer<UInt8>
         var offset = 0
 
-        init(_ bytes: [UInt8]) { self.bytes = bytes }
+        init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
+        // Bounds are checked here, as an array would: the pointer's own
+        // subscripts check only in debug builds.
         mutating func byte() -> UInt8 {
+            precondition(offset < bytes.count, "a packed record ended early")
             defer { offset += 1 }
             return bytes[offset]
         }
@@ -245,8 +285,9 @@ struct PackedRecord: Sendable {
 
         mutating func string() -> String {
             let count = Int(unsigned())
+            precondition(count <= bytes.count - offset, "a packed record ended early")
             defer { offset += count }
-            return String(decoding: bytes[offset..<offset + count], as: UTF8.self)
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[offset..<offset + count]), as: UTF8.self)
         }
     }
 }
