@@ -373,6 +373,7 @@ public struct ToastService: Sendable {
     /// each one, and encodes those that go to someone (once each).
     public mutating func publish(_ effects: [SchedulerEffect]) -> [Publication] {
         var publications: [Publication] = []
+        publications.reserveCapacity(effects.count)
         for case .publish(let event) in effects {
             let deliveries = router.route(event)
             let line = deliveries.isEmpty ? nil : WireEncoder.eventLine(event)
