@@ -183,8 +183,8 @@ struct PackedRecord: Sendable {
         UInt8(cases.firstIndex(of: value)!)
     }
 
-    /// Writes through a pointer into scratch of `bound` bytes (checked in
-    /// debug builds, on every write).
+    /// Writes through a pointer into scratch of `bound` bytes, checked on
+    /// every write (a compare; the appends it replaced checked more).
     private struct Writer {
         /// What everything but the strings' bytes (and the actions' lengths,
         /// 20 an action) can take: three numbers, the flags and the level
@@ -200,7 +200,7 @@ struct PackedRecord: Sendable {
 
         @inline(__always)
         mutating func byte(_ value: UInt8) {
-            assert(count < scratch.count, "a packed record outgrew its bound")
+            precondition(count < scratch.count, "a packed record outgrew its bound")
             scratch.baseAddress![count] = value
             count += 1
         }
@@ -235,7 +235,7 @@ struct PackedRecord: Sendable {
             value.withUTF8 { utf8 in
                 unsigned(UInt64(utf8.count))
                 guard let source = utf8.baseAddress else { return }
-                assert(count + utf8.count <= scratch.count, "a packed record outgrew its bound")
+                precondition(utf8.count <= scratch.count - count, "a packed record outgrew its bound")
                 (scratch.baseAddress! + count).initialize(from: source, count: utf8.count)
                 count += utf8.count
             }
