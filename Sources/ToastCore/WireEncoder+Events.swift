@@ -69,11 +69,6 @@ extension WireEncoder {
         try LineWriter.withLine({ writeToast(record, into: &$0, placement: true) }, body)
     }
 
-    /// The canonical bytes of `toast(record)`, appended to `out`.
-    public static func writeToast(_ record: ToastRecord, into out: inout [UInt8]) {
-        out.append(contentsOf: LineWriter.line { writeToast(record, into: &$0) })
-    }
-
     /// The canonical bytes of `toast(record)`: its members in sorted order;
     /// with `placement`, the stored form (`withStoredRecord`).
     static func writeToast(_ record: ToastRecord, into out: inout LineWriter, placement: Bool = false) {
