@@ -22,6 +22,10 @@ struct StepOutbox {
         /// The event's sequence number for a subscriber delivery; `nil` for
         /// a write that bypasses the lag bound.
         var seq: UInt64?
+        /// The connection's last write of the step: flush it once written,
+        /// so that the kernel has each connection's bytes while the step's
+        /// writes to the others are still being made.
+        var isLast = true
     }
 
     private(set) var writes: [Write] = []
@@ -37,7 +41,7 @@ struct StepOutbox {
 
     /// A subscriber's event (`seq`), or bytes already in a buffer.
     mutating func append(_ bytes: ByteBuffer, to connection: Int, seq: UInt64?) {
-        latest[connection] = writes.count
+        if let previous = latest.updateValue(writes.count, forKey: connection) { writes[previous].isLast = false }
         writes.append(Write(connection: connection, bytes: bytes, seq: seq))
     }
 

@@ -328,19 +328,17 @@ final class ToastHub: @unchecked Sendable {
         let lastSequence = service.scheduler.lastSequence
         persistence.endStep(service.scheduler) { [self] in
             releasedSequence = max(releasedSequence, lastSequence)
-            var touched: [Int: Connection] = [:]
             var bytes = 0
             for write in writes {
                 guard let connection = connections[write.connection] else { continue }
                 self.write(write.bytes, to: connection, seq: write.seq)
-                touched[connection.id] = connection
                 bytes += write.bytes.readableBytes
+                if write.isLast {
+                    connection.output.flushed()
+                    connection.channel.flush()
+                }
             }
             if burstTrim.wrote(bytes, steps: steps) { armBurstTrim() }
-            for connection in touched.values {
-                connection.output.flushed()
-                connection.channel.flush()
-            }
             for outcome in outcomes { outcome() }
             for event in events {
                 for watcher in watchers { watcher(event) }

@@ -33,6 +33,21 @@ struct StepOutboxTests {
         #expect(Self.texts(outbox).map(\.1) == ["reply 1\n", "event\n", "reply 2\n"])
     }
 
+    /// Each connection is flushed after its last write of the step, and
+    /// only then: a connection flushed early would split its lines, one
+    /// flushed late would wait for every other connection's writes.
+    @Test func onlyEachConnectionsLastWriteIsMarkedLast() {
+        var outbox = StepOutbox()
+        outbox.append(line: Self.line("reply"), to: 1)
+        outbox.append(ByteBuffer(string: "event 1\n"), to: 2, seq: 1)
+        outbox.append(ByteBuffer(string: "event 1\n"), to: 3, seq: 1)
+        outbox.append(ByteBuffer(string: "event 2\n"), to: 2, seq: 2)
+        outbox.append(line: Self.line("notice"), to: 2)
+        outbox.append(line: Self.line("reply 2"), to: 1)
+        #expect(outbox.writes.map(\.connection) == [1, 2, 3, 2, 2])
+        #expect(outbox.writes.map(\.isLast) == [true, false, true, false, true])
+    }
+
     @Test func aJoinedWriteStopsGrowingAtTheFlushSize() {
         var outbox = StepOutbox()
         let line = [UInt8](repeating: UInt8(ascii: "x"), count: 999) + [UInt8(ascii: "\n")]
