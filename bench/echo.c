@@ -1,9 +1,17 @@
-/* The C floor of the ingest benchmark: a single-threaded epoll server on a
- * Unix stream socket that writes every complete line straight back. What
- * toastd costs above this is framing in Swift, JSON, the scheduler and the
- * replies.
+/* The C floors of the ingest and fan-out benchmarks: a single-threaded
+ * epoll server on a Unix stream socket.
  *
- * usage: echo SOCKET */
+ * usage: echo SOCKET            writes every complete line straight back.
+ *                               What toastd costs above this is framing in
+ *                               Swift, JSON, the scheduler and the replies.
+ *        echo --fanout SOCKET   a line with "op":"subscribe" makes its
+ *                               connection a subscriber (answered {"ok":true});
+ *                               any other line is answered {"ok":true} and
+ *                               sent on to every subscriber as
+ *                               {"event":"presented", and the rest of the
+ *                               line, one write each. The least any server
+ *                               can do for the fan-out benchmark's add: one
+ *                               send and one wake-up per subscriber. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -20,9 +28,12 @@
 struct connection {
     char in[BUFFER];
     size_t used;
+    int subscriber;
 };
 
 static struct connection *connections[MAX_FD];
+static int subscribers[MAX_FD];
+static int subscriber_count;
 
 static int write_all(int fd, const char *data, size_t length) {
     while (length > 0) {
@@ -45,15 +56,60 @@ static int write_all(int fd, const char *data, size_t length) {
     return 0;
 }
 
+static void drop(int poller, int fd) {
+    epoll_ctl(poller, EPOLL_CTL_DEL, fd, NULL);
+    close(fd);
+    if (connections[fd]->subscriber) {
+        for (int i = 0; i < subscriber_count; i++) {
+            if (subscribers[i] == fd) {
+                subscribers[i] = subscribers[--subscriber_count];
+                break;
+            }
+        }
+    }
+    free(connections[fd]);
+    connections[fd] = NULL;
+}
+
+/* Fan-out mode: answers each complete line, and sends every line but a
+ * subscription on to the subscribers. */
+static int fan_out(int fd, struct connection *c, size_t complete) {
+    static const char ok[] = "{\"ok\":true}\n";
+    static const char prefix[] = "{\"event\":\"presented\",";
+    static char event[BUFFER + sizeof prefix];
+    char *line = c->in;
+    while (line < c->in + complete) {
+        char *end = memchr(line, '\n', (size_t)(c->in + complete - line));
+        size_t length = (size_t)(end - line) + 1;
+        if (memmem(line, length, "\"op\":\"subscribe\"", 16) != NULL) {
+            if (!c->subscriber) {
+                c->subscriber = 1;
+                subscribers[subscriber_count++] = fd;
+            }
+        } else if (length > 1) {
+            memcpy(event, prefix, sizeof prefix - 1);
+            memcpy(event + sizeof prefix - 1, line + 1, length - 1);
+            for (int i = 0; i < subscriber_count; i++) {
+                write_all(subscribers[i], event, sizeof prefix - 1 + length - 1);
+            }
+        }
+        if (write_all(fd, ok, sizeof ok - 1) < 0) return -1;
+        line += length;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: echo SOCKET\n");
+    int fanout = argc == 3 && strcmp(argv[1], "--fanout") == 0;
+    if (argc != 2 && !fanout) {
+        fprintf(stderr, "usage: echo [--fanout] SOCKET\n");
         return 2;
     }
+    const char *path = argv[argc - 1];
     struct sockaddr_un address = {.sun_family = AF_UNIX};
-    if (strlen(argv[1]) >= sizeof address.sun_path) return 2;
-    strcpy(address.sun_path, argv[1]);
-    unlink(argv[1]);
+    if (strlen(path) >= sizeof address.sun_path) return 2;
+    strcpy(address.sun_path, path);
+    unlink(path);
     int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (listener < 0 || bind(listener, (struct sockaddr *)&address, sizeof address) < 0 || listen(listener, 256) < 0) {
         perror("echo: listen");
@@ -81,10 +137,7 @@ int main(int argc, char **argv) {
             ssize_t n = recv(fd, c->in + c->used, BUFFER - c->used, 0);
             if (n <= 0) {
                 if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
-                epoll_ctl(poller, EPOLL_CTL_DEL, fd, NULL);
-                close(fd);
-                free(c);
-                connections[fd] = NULL;
+                drop(poller, fd);
                 continue;
             }
             c->used += (size_t)n;
@@ -95,11 +148,8 @@ int main(int argc, char **argv) {
                 continue;
             }
             size_t complete = (size_t)(end - c->in) + 1;
-            if (write_all(fd, c->in, complete) < 0) {
-                epoll_ctl(poller, EPOLL_CTL_DEL, fd, NULL);
-                close(fd);
-                free(c);
-                connections[fd] = NULL;
+            if ((fanout ? fan_out(fd, c, complete) : write_all(fd, c->in, complete)) < 0) {
+                drop(poller, fd);
                 continue;
             }
             memmove(c->in, c->in + complete, c->used - complete);

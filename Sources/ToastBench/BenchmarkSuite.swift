@@ -249,22 +249,33 @@ public struct BenchmarkSuite {
         var output = "## 3. Fan-out latency (add written → presented read)\n\n"
         let counts = [1, 16, 128]
         let samples = quick ? 100 : 400
-        func measure(_ readers: FanOutBenchmark.Readers, subscribers: Int) throws -> Samples {
-            let server = try startToastd()
+        func measure(_ readers: FanOutBenchmark.Readers, subscribers: Int, floor: Bool = false) throws -> Samples {
+            let server =
+                try floor
+                ? ServerUnderTest(name: "c-fanout", executable: programs.cEcho, arguments: ["--fanout", "{socket}"])
+                : startToastd()
             defer { server.stop() }
             return try FanOutBenchmark.run(socket: server.socket, subscribers: subscribers, samples: samples, readers: readers)
         }
-        var table = Table("subscribers", "p50 µs", "p99 µs", "samples", "reader polling: p50 µs", "p99 µs")
+        var table = Table(
+            "subscribers", "p50 µs", "p99 µs", "samples", "reader polling: p50 µs", "p99 µs", "C floor: p50 µs", "p99 µs",
+            "toastd / C floor: p50", "p99"
+        )
         for subscribers in counts {
             let blocking = try measure(.oneThread, subscribers: subscribers)
             let polling = try measure(.oneSpinningThread, subscribers: subscribers)
+            let floor = try measure(.oneThread, subscribers: subscribers, floor: true)
             table.add(
                 "\(subscribers)", Figure.fixed(blocking.median, 0), Figure.fixed(blocking.percentile(99), 0), "\(blocking.count)",
-                Figure.fixed(polling.median, 0), Figure.fixed(polling.percentile(99), 0)
+                Figure.fixed(polling.median, 0), Figure.fixed(polling.percentile(99), 0),
+                Figure.fixed(floor.median, 0), Figure.fixed(floor.percentile(99), 0),
+                Figure.ratio(blocking.median / floor.median), Figure.ratio(blocking.percentile(99) / floor.percentile(99))
             )
         }
         output += "Every subscriber read by one thread on epoll (toastd's cost; the target: p99 ≤ 1 ms at 128). "
-        output += "The last two columns: the same thread polling epoll without sleeping, so that toastd's writes do not pay for waking it:\n\n"
+        output += "Then the same thread polling epoll without sleeping, so that toastd's writes do not pay for waking it; "
+        output += "then the floor: bench/echo.c --fanout, which answers each add and writes it on to every subscriber "
+        output += "(one send and one wake-up each, nothing else), read by the same one thread:\n\n"
         output += table.markdown + "\n\n"
         var viewers = Table("subscribers", "p50 µs", "p99 µs", "samples")
         for subscribers in counts {
