@@ -92,6 +92,27 @@ struct LoadToolTests {
             #expect(latencies.values.allSatisfy { $0 > 0 && $0 < 20_000_000 }, "\(reader): \(latencies.values)")
         }
     }
+
+    /// The fan-out floor (bench/echo.c --fanout, built here with cc) answers
+    /// the benchmark's subscriptions and adds and sends each add on to every
+    /// subscriber, so the benchmark reads it as it reads toastd.
+    @Test func theCFanOutFloorServesTheFanOutBenchmark() throws {
+        let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let directory = FileManager.default.temporaryDirectory.appending(path: "toast-bench-floor-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let program = directory.appending(path: "echo").path
+        let compiler = try ChildProcess(
+            "/usr/bin/env", ["cc", "-O2", "-D_GNU_SOURCE", "-o", program, root.appending(path: "bench/echo.c").path],
+            output: directory.appending(path: "cc.log").path
+        )
+        try #require(compiler.wait() == 0, "cc bench/echo.c failed")
+        let server = try ServerUnderTest(name: "c-fanout", executable: program, arguments: ["--fanout", "{socket}"])
+        defer { server.stop() }
+        let latencies = try FanOutBenchmark.run(socket: server.socket, subscribers: 3, samples: 5, readers: .oneThread, pauseMicroseconds: 0)
+        #expect(latencies.count == 15)
+        #expect(latencies.values.allSatisfy { $0 > 0 && $0 < 20_000_000 }, "\(latencies.values)")
+    }
 }
 
 extension LoadToolTests {
