@@ -100,7 +100,11 @@ public final class ToastStore: @unchecked Sendable {
         public mutating func note(_ change: ToastService.HistoryChange) {
             touched = true
             switch change {
-            case .removed(let id): historyRemovals.append(id)
+            case .removed(let id):
+                // An entry this batch would insert goes too: the commit
+                // deletes before it inserts.
+                if !ended.isEmpty { ended.removeAll { $0.record.id == id } }
+                historyRemovals.append(id)
             case .cleared:
                 historyCleared = true
                 historyRemovals = []

@@ -135,6 +135,27 @@ struct ToastStoreTests {
         #expect(reopened.history.map(\.record.id) == [6, 7])
     }
 
+    /// A toast that ends and is removed from the history in one batch (one
+    /// step, or steps committed together) is not in the next start's history.
+    @Test func anEntryRemovedInTheBatchItEndedInStaysRemoved() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var service = ToastService(instance: "i")
+        do {
+            let (store, _) = try ToastStore.open(directory: directory, historySize: 10)
+            var batch = ToastStore.Batch()
+            for line in [#"{"op":"add","toast":{"message":"kept"}}"#, #"{"op":"add","toast":{"message":"gone"}}"#, #"{"op":"remove","id":1}"#, #"{"op":"remove","id":2}"#] {
+                let response = service.respond(toLine: Array(line.utf8), defaultSource: nil, now: 0)
+                for publication in service.publish(response.effects) { batch.note(publication.event) }
+            }
+            batch.note(.removed(2))
+            batch.nextID = service.scheduler.nextToastID
+            batch.lastSequence = service.scheduler.lastSequence
+            try store.commit(batch)
+        }
+        #expect(try Self.reopen(directory, historySize: 10).history.map(\.record.id) == [1])
+    }
+
     static func reopen(_ directory: String, historySize: Int) throws -> ToastStore.Loaded {
         // The first store must be gone (its lock released) before this runs.
         try ToastStore.open(directory: directory, historySize: historySize).1
