@@ -166,9 +166,10 @@ let package = Package(
         .testTarget(
             name: "ToastDaemonTests",
             dependencies: [
-                "ToastDaemon", "ToastCore",
+                "ToastDaemon", "ToastCore", "ToastStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,0 +1,55 @@
+import Foundation
+import Synchronization
+import Logging
+import NIOCore
+import NIOPosix
+import Testing
+import ToastCore
+
+@testable import ToastDaemon
+@testable import ToastStore
+
+/// Durable steps on a real event loop, with a real store and commit thread.
+@Suite("Durable steps")
+struct StatePersistenceTests {
+    /// Steps too large to commit on the loop go to the commit thread one
+    /// after another. Their writes go out in the order of the steps, each
+    /// once its changes are in the file, and a step without changes waits
+    /// for the steps before it.
+    @Test func writesGoOutInStepOrderEachAfterItsCommit() throws {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "toastd-steps-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let loop = group.next()
+        let (store, loaded) = try ToastStore.open(directory: directory, historySize: 10)
+        let persistence = StatePersistence(storage: .durable(store, loaded), loop: loop, logger: Logger(label: "test"))
+        defer { persistence.shutdown() }
+        let rowsPerStep = StatePersistence.inlineRows + 1
+        // Each delivery: its step, and how many toast rows the file held then.
+        let delivered = Mutex<[(step: Int, rows: Int)]>([])
+        @Sendable func deliver(_ step: Int) -> @Sendable () -> Void {
+            { delivered.withLock { $0.append((step, (try? store.storedRows().count) ?? -1)) } }
+        }
+        // Every step ends in one turn of the loop: the first one's commit
+        // is still on the commit thread when the others end, so they queue.
+        try loop.submit {
+            var service = ToastService(instance: "i")
+            for step in 0..<10 {
+                for index in 0..<rowsPerStep {
+                    let line = Array(#"{"op":"add","toast":{"message":"s\#(step)-\#(index)"}}"#.utf8)
+                    let response = service.respond(toLine: line, defaultSource: nil, now: 0)
+                    for publication in service.publish(response.effects) { persistence.note(publication.event) }
+                }
+                persistence.endStep(service.scheduler, deliver: deliver(step))
+            }
+            persistence.endStep(service.scheduler, deliver: deliver(10))
+        }.wait()
+        try loop.flatSubmit { persistence.idle }.wait()
+        let deliveries = delivered.withLock { $0 }
+        #expect(deliveries.map(\.step) == Array(0...10))
+        for delivery in deliveries {
+            #expect(delivery.rows >= min(delivery.step + 1, 10) * rowsPerStep, "step \(delivery.step) went out before its commit")
+        }
+    }
+}
