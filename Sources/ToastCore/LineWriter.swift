@@ -169,24 +169,44 @@ struct LineWriter: ~Copyable {
 
     /// Decimal digits, as Swift writes an `Int64`.
     mutating func integer(_ value: Int64) {
+        // Two digits a step from a table, from the end of a buffer of the
+        // longest size: a timestamp is thirteen digits, and a division by
+        // ten per digit (twice, to count them first) was a tenth of
+        // encoding a toast.
         var magnitude = value.magnitude
-        var digits = 1
-        var probe = magnitude
-        while probe >= 10 {
-            probe /= 10
-            digits += 1
+        let longest = 20
+        let start = room(longest)
+        var end = start + longest
+        let pairs = Self.digitPairs.utf8Start
+        while magnitude >= 100 {
+            let pair = Int(truncatingIfNeeded: magnitude % 100) &* 2
+            magnitude /= 100
+            end -= 2
+            end[0] = pairs[pair]
+            end[1] = pairs[pair &+ 1]
         }
-        let size = digits + (value < 0 ? 1 : 0)
-        let start = room(size)
-        if value < 0 { start.pointee = UInt8(ascii: "-") }
-        var index = size
-        repeat {
-            index -= 1
-            start[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-            magnitude /= 10
-        } while magnitude > 0
+        if magnitude >= 10 {
+            let pair = Int(truncatingIfNeeded: magnitude) &* 2
+            end -= 2
+            end[0] = pairs[pair]
+            end[1] = pairs[pair &+ 1]
+        } else {
+            end -= 1
+            end[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
+        }
+        if value < 0 {
+            end -= 1
+            end[0] = UInt8(ascii: "-")
+        }
+        let size = start + longest - end
+        // The regions may overlap: a move, as memmove does.
+        if end != start { UnsafeMutableRawPointer(start).copyMemory(from: end, byteCount: size) }
         count += size
     }
+
+    /// "00", "01", … "99": the two digits of every number below 100.
+    private static let digitPairs: StaticString =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
 
     /// A JSON number: integral values without a fraction, others as Swift
     /// writes a `Double` (the shortest text that reads back the same).

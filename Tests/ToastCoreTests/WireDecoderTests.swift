@@ -244,6 +244,33 @@ extension EventLineTests {
         }
         #expect(String(decoding: out, as: UTF8.self) == "x\(value)")
     }
+
+    /// Every count of digits, either side of each power of ten, and random
+    /// values of every size, after text of every length (the digits are
+    /// written at the end of the room and moved into place).
+    @Test func integersOfEveryLengthAreWrittenAsSwiftWritesThem() {
+        var values: [Int64] = []
+        var power: Int64 = 1
+        for _ in 0..<19 {
+            values += [power - 1, power, power + 1, -(power - 1), -power, -(power + 1)]
+            if power <= Int64.max / 10 { power *= 10 }
+        }
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<5_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            values.append(Int64(bitPattern: state) >> Int64(state % 63))
+        }
+        values += [Int64.min, Int64.max]
+        for (index, value) in values.enumerated() {
+            let prefix = String(repeating: "y", count: index % 23)
+            let out = LineWriter.line(scratch: 8) { out in
+                for byte in prefix.utf8 { out.byte(byte) }
+                out.integer(value)
+                out.byte(UInt8(ascii: ","))
+            }
+            #expect(String(decoding: out, as: UTF8.self) == "\(prefix)\(value),")
+        }
+    }
 }
 
 extension EventLineTests {
