@@ -131,6 +131,14 @@ public final class ToastServer: @unchecked Sendable {
         return channel
     }
 
+    /// Bytes written to a connection and not yet taken by the kernel: above
+    /// `high` toastd stops reading the connection's requests, at `low` it
+    /// reads again (`ConnectionHandler.channelWritabilityChanged`). High
+    /// enough that a client may pipeline a few MiB of replies' worth of
+    /// requests before it reads (a script's batch), low enough that a
+    /// thousand connections cannot make toastd hold gigabytes.
+    static let writeBufferWaterMark = ChannelOptions.Types.WriteBufferWaterMark(low: 2 << 20, high: 4 << 20)
+
     private func bootstrap() -> ServerBootstrap {
         let hub = self.hub
         let options = self.options
@@ -138,6 +146,7 @@ public final class ToastServer: @unchecked Sendable {
         return ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .childChannelOption(.writeBufferWaterMark, value: Self.writeBufferWaterMark)
             .childChannelInitializer { channel in
                 Self.peerCredentials(of: channel).flatMap { credentials in
                     let uid = credentials?.uid ?? UInt32.max
