@@ -49,7 +49,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     /// A client that writes requests and does not read its replies is not
     /// read from while more than the write buffer's high mark waits for it
     /// (`ToastServer.writeBufferWaterMark`), and is read again once that has
-    /// drained to the low mark (PROTOCOL.md, 6.6): toastd holds a bounded
+    /// drained to the low mark (PROTOCOL.md, 1.3): toastd holds a bounded
     /// amount for each client, however fast it writes.
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         let writable = context.channel.isWritable

@@ -4,7 +4,7 @@ import ToastKit
 import ToastCore
 
 /// A client that writes requests and does not read its replies (PROTOCOL.md,
-/// 6.6), against the real toastd over a real socket.
+/// 1.3), against the real toastd over a real socket.
 @Suite("Clients that do not read")
 struct FlowControlTests {
     /// A Unix stream socket to the daemon, non-blocking.

@@ -135,8 +135,9 @@ struct ToastStoreTests {
         #expect(reopened.history.map(\.record.id) == [6, 7])
     }
 
-    /// A toast that ends and is removed from the history in one batch (one
-    /// step, or steps committed together) is not in the next start's history.
+    /// A toast that ends and is removed from the history in one batch (a
+    /// client's pipelined `remove`, then the history removal, read in one
+    /// burst) is not in the next start's history.
     @Test func anEntryRemovedInTheBatchItEndedInStaysRemoved() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
