@@ -159,18 +159,26 @@ public enum FanOutBenchmark {
         let directory: String
         let processes: [ChildProcess]
 
-        init(executable: String, socket: String, count: Int, samples: Int, tag: String) throws {
-            var template = Array("/tmp/toast-bench-viewers-XXXXXX".utf8CString)
+        /// Starts `count` viewers, their files in a new directory under `parent`.
+        init(executable: String, socket: String, count: Int, samples: Int, tag: String, parent: String = "/tmp") throws {
+            var template = Array("\(parent)/toast-bench-viewers-XXXXXX".utf8CString)
             guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp: errno \(errno)") }
             directory = String(cString: made)
             var started: [ChildProcess] = []
-            for index in 0..<count {
-                started.append(
-                    try ChildProcess(
-                        executable, ["fanout-viewer", "--socket", socket, "--samples", "\(samples)", "--tag", tag],
-                        output: "\(directory)/\(index)"
+            do {
+                for index in 0..<count {
+                    started.append(
+                        try ChildProcess(
+                            executable, ["fanout-viewer", "--socket", socket, "--samples", "\(samples)", "--tag", tag],
+                            output: "\(directory)/\(index)"
+                        )
                     )
-                )
+                }
+            } catch {
+                // Not yet initialized, so no deinit: stop the viewers already
+                // started here (the one that failed may have made its file).
+                Self.stop(started, files: started.count + 1, directory: directory)
+                throw error
             }
             processes = started
             // Every viewer subscribed before the first add.
@@ -184,8 +192,13 @@ public enum FanOutBenchmark {
         }
 
         deinit {
+            Self.stop(processes, files: processes.count, directory: directory)
+        }
+
+        /// Ends the viewers and removes the first `files` files and the directory.
+        static func stop(_ processes: [ChildProcess], files: Int, directory: String) {
             for process in processes { process.terminate() }
-            for index in processes.indices { unlink("\(directory)/\(index)") }
+            for index in 0..<files { unlink("\(directory)/\(index)") }
             rmdir(directory)
         }
 

@@ -116,6 +116,20 @@ struct LoadToolTests {
 }
 
 extension LoadToolTests {
+    /// A viewer that cannot be started leaves nothing behind: not the
+    /// viewers started before it, not their files, not their directory.
+    @Test func viewersThatFailToStartLeaveNoDirectory() throws {
+        let parent = FileManager.default.temporaryDirectory.appending(path: "toast-bench-parent-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        #expect(throws: BenchError.self) {
+            _ = try FanOutBenchmark.Viewers(
+                executable: parent + "/no-such-viewer", socket: parent + "/s.sock", count: 3, samples: 1, tag: "t", parent: parent
+            )
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: parent) == [])
+    }
+
     @Test func theSoakReadsAnErrorReplysCode() {
         let reply = Array(#"{"error":{"code":"queue_full","message":"m"},"ok":false}"#.utf8)
         #expect(Soak.errorCode(in: reply[...]) == "queue_full")
