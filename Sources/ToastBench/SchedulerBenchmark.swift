@@ -13,15 +13,6 @@ public enum SchedulerBenchmark {
         case add, dedupe, remove, expire
     }
 
-    /// One size's samples over the rounds of a run.
-    public struct Result: Sendable {
-        public init() {}
-        /// Nanoseconds per operation, one sample per batch.
-        public var nanoseconds = Samples()
-        /// Allocations per operation, one sample per batch (when counted).
-        public var allocations = Samples()
-    }
-
     /// The cost of one operation, from `batch` of them with `held` toasts
     /// held. `allocations` reads the process's allocation count (toast-bench
     /// links a counting malloc).

@@ -32,6 +32,32 @@ public struct Samples: Sendable {
     }
 }
 
+/// Measurements taken in rounds, every subject once a round in turn, so
+/// that a slow moment of the machine falls on all of them. A ratio between
+/// two subjects is the median of each round's own ratio: the machine's
+/// rate moved by half between runs minutes apart here, and a ratio of two
+/// medians taken at different moments would carry that.
+public struct Rounds: Sendable {
+    public private(set) var subjects: [Samples]
+    private var rounds: [[Double]] = []
+
+    public init(subjects: Int) { self.subjects = Array(repeating: Samples(), count: subjects) }
+
+    /// One round: a value for every subject, in the subjects' order.
+    public mutating func record(_ round: [Double]) {
+        precondition(round.count == subjects.count, "a round measures every subject")
+        for (index, value) in round.enumerated() { subjects[index].append(value) }
+        rounds.append(round)
+    }
+
+    public var count: Int { rounds.count }
+
+    /// The median over the rounds of `subject` / `reference`.
+    public func ratio(_ subject: Int, to reference: Int) -> Double {
+        Samples(rounds.map { $0[subject] / $0[reference] }).median
+    }
+}
+
 /// Formatting for the report's tables.
 public enum Figure {
     public static func fixed(_ value: Double, _ decimals: Int = 2) -> String {

@@ -40,6 +40,28 @@ struct LoadToolTests {
         #expect(Samples().median.isNaN)
     }
 
+    @Test func aRatioIsTheMedianOfEachRoundsOwn() {
+        // A fast round and a slow one: the subjects move together, 2:1 in
+        // every round, while the medians of each alone come from different
+        // rounds and give 2.5:1.
+        var rounds = Rounds(subjects: 2)
+        rounds.record([100, 50])
+        rounds.record([500, 250])
+        rounds.record([1_000, 500])
+        rounds.record([40, 20])
+        #expect(rounds.count == 4)
+        #expect(rounds.ratio(0, to: 1) == 2)
+        #expect(rounds.ratio(1, to: 0) == 0.5)
+        #expect(rounds.subjects[0].median == 100)
+        #expect(rounds.subjects[1].median == 50)
+        var uneven = Rounds(subjects: 2)
+        uneven.record([90, 30])
+        uneven.record([10, 10])
+        uneven.record([50, 10])
+        #expect(uneven.ratio(0, to: 1) == 3, "per round 3, 1 and 5")
+        #expect(uneven.subjects[0].median / uneven.subjects[1].median == 5)
+    }
+
     @Test func figuresRead() {
         #expect(Figure.count(1_234_567) == "1,234,567")
         #expect(Figure.fixed(1.5, 2) == "1.50")
