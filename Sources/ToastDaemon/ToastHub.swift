@@ -32,6 +32,10 @@ final class ToastHub: @unchecked Sendable {
     let loop: any EventLoop
     let limits: Limits
     private let logger: Logger
+    /// Whether each added or updated toast is logged (at info). Read once:
+    /// the logger is fixed, and asking its handler cost a step's reply copy
+    /// and an existential call on every line.
+    private let logsToasts: Bool
     private var service: ToastService
     private let clock = DaemonClock()
     private var connections: [Int: Connection] = [:]
@@ -78,6 +82,7 @@ final class ToastHub: @unchecked Sendable {
         self.loop = loop
         self.limits = limits
         self.logger = logger
+        logsToasts = logger.logLevel <= .info
         switch storage {
         case .ephemeral, .degraded:
             service = ToastService(
@@ -245,7 +250,7 @@ final class ToastHub: @unchecked Sendable {
         case nil:
             break
         }
-        log(response.schedulerReply)
+        if logsToasts { log(response.schedulerReply) }
         if let change = response.historyChange { persistence.note(change) }
         if let reply { send(reply, to: connection) }
         for line in afterReply { send(line, to: connection) }
@@ -253,8 +258,6 @@ final class ToastHub: @unchecked Sendable {
     }
 
     private func log(_ reply: SchedulerReply?) {
-        // Below info (the benchmarks' notice), nothing of the reply is read.
-        guard logger.logLevel <= .info else { return }
         switch reply {
         case .added(let record, _, _), .updated(let record):
             var isNew = false
@@ -288,7 +291,7 @@ final class ToastHub: @unchecked Sendable {
             return
         }
         let response = service.respond(to: envelope, defaultSource: source, now: clock.now())
-        log(response.schedulerReply)
+        if logsToasts { log(response.schedulerReply) }
         if let change = response.historyChange { persistence.note(change) }
         let outcome = response.schedulerResult ?? .failure(ToastError(.invalidRequest, "only commands are carried out in process"))
         localOutcomes.append { completion(outcome) }
