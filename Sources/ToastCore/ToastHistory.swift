@@ -64,9 +64,22 @@ public struct ToastHistory: Sendable {
     /// The kept entries, oldest first.
     public var all: ArraySlice<Entry> { entries.suffix(capacity) }
 
+    /// `entries` oldest first, as a store kept them: the newest `capacity`
+    /// are shown, and up to `slack(capacity)` older ones are kept behind
+    /// them, as `append` keeps them, so that a restart holds what the run
+    /// before it held.
     public init(capacity: Int, entries: [Entry] = []) {
         self.capacity = max(0, capacity)
-        self.entries = Array(entries.suffix(self.capacity))
+        self.entries = Array(entries.suffix(self.capacity + Self.slack(capacity: self.capacity)))
+    }
+
+    /// How many entries beyond `capacity` are kept before the oldest are
+    /// dropped, all in one go (down to `capacity`). The store keeps its
+    /// file to the same rule, so that the file and the memory drop the same
+    /// entries at the same moment, and an entry taken out (`restore`) is
+    /// replaced by the same older one in both.
+    public static func slack(capacity: Int) -> Int {
+        capacity > 0 ? max(16, capacity / 8) : 0
     }
 
     public var count: Int { min(entries.count, capacity) }
@@ -75,7 +88,7 @@ public struct ToastHistory: Sendable {
         guard capacity > 0 else { return }
         entries.append(entry)
         // Drop in chunks, so that a full history does not shift on every end.
-        if entries.count > capacity + max(16, capacity / 8) {
+        if entries.count > capacity + Self.slack(capacity: capacity) {
             entries.removeFirst(entries.count - capacity)
         }
     }

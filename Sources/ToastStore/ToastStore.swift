@@ -46,7 +46,8 @@ public final class ToastStore: @unchecked Sendable {
     public struct Loaded: Sendable {
         public var state: SchedulerStateMachine.State
         public var instance: String
-        /// Oldest first.
+        /// Oldest first: the newest `historySize` and up to
+        /// `ToastHistory.slack` older ones kept behind them.
         public var history: [ToastHistory.Entry]
         /// Sources that were bound to connections: those connections are gone.
         public var boundSources: [String]
@@ -256,7 +257,7 @@ public final class ToastStore: @unchecked Sendable {
             let records = try String.fetchAll(db, sql: "SELECT body FROM toast ORDER BY id").map(Self.decodeRecord)
             let history = try Row.fetchAll(
                 db, sql: "SELECT seq, ended_at, shown, reason, body FROM history ORDER BY seq DESC LIMIT ?",
-                arguments: [historySize]
+                arguments: [historySize + ToastHistory.slack(capacity: historySize)]
             ).reversed().map { row in
                 ToastHistory.Entry(
                     record: try Self.decodeRecord(row["body"]), shown: row["shown"], reason: row["reason"],
@@ -278,6 +279,8 @@ public final class ToastStore: @unchecked Sendable {
                 lastSequence: meta["lastSequence"].flatMap { UInt64.fromDatabaseValue($0) } ?? 0,
                 newestBySource: newest
             )
+            let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM history") ?? 0
+            historyRows.withLock { $0 = rows }
             let bound = try String.fetchAll(db, sql: "SELECT source FROM bound_source ORDER BY source")
             return Loaded(state: state, instance: instance, history: history, boundSources: bound, notes: notes)
         }
@@ -291,12 +294,13 @@ public final class ToastStore: @unchecked Sendable {
             nextID: batch.nextID, lastSequence: batch.lastSequence, pausedLevel: batch.pausedLevel, modes: batch.modes
         )
         let written = writtenCounters.withLock { $0 }
+        var rows = historyRows.withLock { $0 }
         // BEGIN and COMMIT as cached statements: GRDB's `write` parses both
         // anew each time, a tenth of a small step's time on the event loop.
         try database.writeWithoutTransaction { db in
             try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
             do {
-                try write(batch, counters: counters, over: written, db)
+                try write(batch, counters: counters, over: written, historyRows: &rows, db)
                 try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
             } catch {
                 try? db.rollback()
@@ -304,6 +308,7 @@ public final class ToastStore: @unchecked Sendable {
             }
         }
         writtenCounters.withLock { $0 = counters }
+        historyRows.withLock { $0 = rows }
     }
 
     /// The scheduler's counters a batch carries, kept in `meta`.
@@ -319,7 +324,14 @@ public final class ToastStore: @unchecked Sendable {
     /// last sequence number.
     private let writtenCounters = Mutex<Counters?>(nil)
 
-    private func write(_ batch: Batch, counters: Counters, over written: Counters?, _ db: Database) throws {
+    /// The rows of `history` since the last commit (counted at load). The
+    /// file is trimmed as `ToastHistory` trims itself: once it holds more
+    /// than the size and its slack, down to the size. Trimming on every
+    /// commit that ended a toast walked a thousand rows each time (about
+    /// 30 µs), and kept fewer than the daemon showed after a `restore`.
+    private let historyRows = Mutex(0)
+
+    private func write(_ batch: Batch, counters: Counters, over written: Counters?, historyRows rows: inout Int, _ db: Database) throws {
         // The rows of toasts and history go through SQLite's C API: binding
         // through GRDB's `StatementArguments` cost more than SQLite's own
         // work on the row (docs/BENCHMARKS.md, section 2, "Both threads, then the rules").
@@ -331,10 +343,16 @@ public final class ToastStore: @unchecked Sendable {
         }
         let delete = try db.cachedStatement(sql: "DELETE FROM toast WHERE id = ?")
         for id in batch.deletes { try delete.run(db) { sqlite3_bind_int64($0, 1, Int64(id)) } }
-        if batch.historyCleared { try db.execute(sql: "DELETE FROM history") }
+        if batch.historyCleared {
+            try db.execute(sql: "DELETE FROM history")
+            rows = 0
+        }
         let removeEntry = try db.cachedStatement(sql: "DELETE FROM history WHERE id = ?")
-        for id in batch.historyRemovals { try removeEntry.run(db) { sqlite3_bind_int64($0, 1, Int64(id)) } }
-        if !batch.ended.isEmpty {
+        for id in batch.historyRemovals {
+            try removeEntry.run(db) { sqlite3_bind_int64($0, 1, Int64(id)) }
+            rows -= db.changesCount
+        }
+        if !batch.ended.isEmpty && historySize > 0 {
             let insert = try db.cachedStatement(
                 sql: "INSERT OR REPLACE INTO history(seq, id, ended_at, shown, reason, body) VALUES (?, ?, ?, ?, ?, ?)"
             )
@@ -347,10 +365,14 @@ public final class ToastStore: @unchecked Sendable {
                         | Self.bindText(entry.reason, statement, 5)
                         | Self.bindBody(of: entry.record, statement, 6)
                 }
+                rows += db.changesCount
             }
-            try db.cachedStatement(
-                sql: "DELETE FROM history WHERE seq <= (SELECT seq FROM history ORDER BY seq DESC LIMIT 1 OFFSET ?)"
-            ).execute(arguments: [historySize])
+            if rows > historySize + ToastHistory.slack(capacity: historySize) {
+                try db.cachedStatement(
+                    sql: "DELETE FROM history WHERE seq <= (SELECT seq FROM history ORDER BY seq DESC LIMIT 1 OFFSET ?)"
+                ).execute(arguments: [historySize])
+                rows -= db.changesCount
+            }
         }
         for (source, bound) in batch.bound {
             try db.execute(

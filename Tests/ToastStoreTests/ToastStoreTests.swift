@@ -110,29 +110,45 @@ struct ToastStoreTests {
         #expect(loaded.state.modes == ["work", "dnd"])
     }
 
-    @Test func historyKeepsOnlyTheNewestEntries() throws {
+    /// A restart shows the history the daemon showed. The file is trimmed
+    /// as `ToastHistory` trims itself (down to the size once it holds the
+    /// size and its slack), so an entry taken out by `restore` is replaced
+    /// by the same older entry in both, and the file never holds more than
+    /// the size and the slack.
+    @Test func aRestartShowsTheHistoryTheDaemonShowed() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var service = ToastService(instance: "i")
+        let size = 3
+        var service = ToastService(instance: "i", history: ToastHistory(capacity: size))
         do {
-            let (store, _) = try ToastStore.open(directory: directory, historySize: 3)
-            for index in 0..<8 {
-                let add = service.respond(toLine: Array(#"{"op":"add","toast":{"message":"m\#(index)"}}"#.utf8), defaultSource: nil, now: 0)
-                let remove = service.respond(toLine: Array(#"{"op":"remove","id":\#(index + 1)}"#.utf8), defaultSource: nil, now: 0)
+            let (store, _) = try ToastStore.open(directory: directory, historySize: size)
+            func step(_ lines: [String]) throws {
                 var batch = ToastStore.Batch()
-                for publication in service.publish(add.effects + remove.effects) { batch.note(publication.event) }
+                for line in lines {
+                    let response = service.respond(toLine: Array(line.utf8), defaultSource: nil, now: 0)
+                    for publication in service.publish(response.effects) { batch.note(publication.event) }
+                    if let change = response.historyChange { batch.note(change) }
+                }
                 batch.nextID = service.scheduler.nextToastID
                 batch.lastSequence = service.scheduler.lastSequence
                 try store.commit(batch)
             }
-            var clear = ToastStore.Batch()
-            clear.note(.removed(8))
-            clear.nextID = service.scheduler.nextToastID
-            clear.lastSequence = service.scheduler.lastSequence
-            try store.commit(clear)
+            // Forty entries: the history (3, and 16 behind them) is
+            // trimmed to 3 at the 20th and the 37th, leaving 35...40.
+            for index in 1...40 {
+                try step([#"{"op":"add","toast":{"message":"m\#(index)"}}"#, #"{"op":"remove","id":\#(index)}"#])
+            }
+            #expect(service.history.all.map(\.record.id) == [38, 39, 40])
+            // 40 leaves the history (as toast 41); 37 takes its place.
+            try step([#"{"op":"restore","id":40}"#])
         }
-        let reopened = try Self.reopen(directory, historySize: 3)
-        #expect(reopened.history.map(\.record.id) == [6, 7])
+        #expect(service.history.all.map(\.record.id) == [37, 38, 39])
+        #expect(try Self.reopen(directory, historySize: size).history.suffix(size).map(\.record.id) == [37, 38, 39])
+        // The file holds what the memory holds, behind the shown three too.
+        #expect(try Self.reopen(directory, historySize: 100).history.map(\.record.id) == [35, 36, 37, 38, 39])
+        // A daemon started from it shows and keeps the same.
+        let restarted = ToastHistory(capacity: size, entries: try Self.reopen(directory, historySize: size).history)
+        #expect(restarted.all.map(\.record.id) == [37, 38, 39])
     }
 
     /// A toast that ends and is removed from the history in one batch (a
