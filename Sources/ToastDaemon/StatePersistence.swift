@@ -15,8 +15,8 @@ import ToastStore
 /// committed on the event loop itself: the two thread hand-offs cost more
 /// than its commit, and they were most of an event's latency with durable
 /// state (docs/BENCHMARKS.md, fan-out). Checkpoints, which sync the file,
-/// never run on the loop: every `checkpointEvery` commits (or rows) one
-/// runs on the commit thread, and no step commits on the loop while it does.
+/// never run on the loop: they run on the commit thread in a quiet moment
+/// (`CheckpointSchedule`), and no step commits on the loop while one does.
 ///
 /// When the store fails (a full disk, a directory turned read-only), toastd
 /// does not stop: it logs once, reports `degraded` with the reason, and
@@ -50,12 +50,15 @@ final class StatePersistence: @unchecked Sendable {
     private var waiting = 0
     /// Completes once every step so far has let its writes out.
     private var released: EventLoopFuture<Void>
-    /// A checkpoint runs on the commit thread.
-    private var checkpointing = false
-    private var commitsSinceCheckpoint = 0
-    private var rowsSinceCheckpoint = 0
-    /// Commits, or rows, between checkpoints: the WAL stays a few MiB.
-    static let checkpointEvery = (commits: 256, rows: 4_096)
+    /// When the WAL is checkpointed: once 64 commits or 1,024 rows are in
+    /// it, after a quarter of a second without a commit; at once at 256
+    /// commits or 4,096 rows, as before there was a quiet checkpoint. A
+    /// small commit adds about 9 KiB to the WAL, so it stays a few MiB; let
+    /// to grow to 1,024 commits, every commit past the 256th was about
+    /// 0.1 ms slower (docs/BENCHMARKS.md, section 3).
+    private var checkpoints = CheckpointSchedule(
+        whenQuiet: .init(commits: 64, rows: 1_024), atOnce: .init(commits: 256, rows: 4_096), quiet: .milliseconds(250)
+    )
     /// The largest step committed on the loop, in rows.
     static let inlineRows = 16
 
@@ -118,10 +121,9 @@ final class StatePersistence: @unchecked Sendable {
         next.pausedLevel = scheduler.pausedLevel
         next.modes = scheduler.modes
         let step = next
-        commitsSinceCheckpoint += 1
-        rowsSinceCheckpoint += step.rowCount
-        defer { checkpointIfDue(store, thread) }
-        if waiting == 0, !checkpointing, step.rowCount <= Self.inlineRows {
+        // After this step's commit is under way, so a checkpoint queues behind it.
+        defer { carry(checkpoints.committed(rows: step.rowCount, at: .now())) }
+        if waiting == 0, !checkpoints.isRunning, step.rowCount <= Self.inlineRows {
             do {
                 try store.commit(step)
             } catch {
@@ -139,18 +141,24 @@ final class StatePersistence: @unchecked Sendable {
         }
     }
 
-    /// Every `checkpointEvery` commits, a checkpoint on the commit thread;
-    /// commits queue behind it there until it ends.
-    private func checkpointIfDue(_ store: ToastStore, _ thread: NIOThreadPool) {
-        guard commitsSinceCheckpoint >= Self.checkpointEvery.commits || rowsSinceCheckpoint >= Self.checkpointEvery.rows,
-            !checkpointing, self.store != nil
-        else { return }
-        commitsSinceCheckpoint = 0
-        rowsSinceCheckpoint = 0
-        checkpointing = true
-        thread.runIfActive(eventLoop: loop) { try store.checkpointWAL() }.whenComplete { [self] result in
-            checkpointing = false
-            if case .failure(let error) = result { logger.warning("a WAL checkpoint failed", metadata: ["reason": "\(error)"]) }
+    /// Carries out what the checkpoint schedule asks: a timer, or a
+    /// checkpoint on the commit thread (commits queue behind it there until
+    /// it ends).
+    private func carry(_ action: CheckpointSchedule.Action) {
+        switch action {
+        case .none:
+            break
+        case .armTimer(let delay):
+            loop.scheduleTask(in: delay) { [self] in carry(checkpoints.timerFired(at: .now())) }
+        case .checkpoint:
+            guard let store, let thread else {
+                checkpoints.checkpointEnded()
+                return
+            }
+            thread.runIfActive(eventLoop: loop) { try store.checkpointWAL() }.whenComplete { [self] result in
+                checkpoints.checkpointEnded()
+                if case .failure(let error) = result { logger.warning("a WAL checkpoint failed", metadata: ["reason": "\(error)"]) }
+            }
         }
     }
 
