@@ -394,9 +394,31 @@ public final class ToastStore: @unchecked Sendable {
 
     /// Copies the WAL's pages into the database file so the WAL can start
     /// over (a passive checkpoint: it waits for nothing). Run off the event
-    /// loop, every so many commits.
+    /// loop (StatePersistence).
+    ///
+    /// Once every page is copied, the next write starts the WAL over, and
+    /// that write syncs the WAL's new header (SQLite does, with
+    /// synchronous=NORMAL). Left to the next step, that sync ran on the
+    /// event loop, at the first toast after a quiet moment; so a write here
+    /// starts it over: a count of them in `meta` (a write must change its
+    /// row: SQLite writes nothing for a row that stays byte for byte the
+    /// same).
     public func checkpointWAL() throws {
-        try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
+        try database.writeWithoutTransaction { db in
+            guard let row = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)") else { return }
+            let (busy, frames, copied): (Int, Int, Int) = (row[0], row[1], row[2])
+            guard busy == 0, frames > 0, copied == frames else { return }
+            try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
+            do {
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO meta(key, value) VALUES ('walRestarts', coalesce((SELECT value FROM meta WHERE key = 'walRestarts'), 0) + 1)"
+                )
+                try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+            } catch {
+                try? db.rollback()
+                throw error
+            }
+        }
     }
 
     /// Folds the WAL into the database file (for a fixture that is one file).

@@ -178,6 +178,32 @@ struct ToastStoreTests {
         try ToastStore.open(directory: directory, historySize: historySize).1
     }
 
+    /// A checkpoint that copied every page starts the WAL over itself, so
+    /// that the sync of the new WAL header is the checkpoint's (on the commit
+    /// thread), not the next step's (maybe on the event loop). The WAL
+    /// header's checkpoint sequence number (bytes 12...15) counts restarts.
+    @Test func aCompleteCheckpointStartsTheWALOverItself() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (_, batches) = Self.session()
+        let (store, _) = try ToastStore.open(directory: directory, historySize: 100)
+        func restarts() throws -> UInt32 {
+            let header = try #require(FileManager.default.contents(atPath: store.path + "-wal")).prefix(16)
+            return header.suffix(4).reduce(0) { $0 << 8 | UInt32($1) }
+        }
+        for batch in batches { try store.commit(batch) }
+        let before = try restarts()
+        try store.checkpointWAL()
+        #expect(try restarts() == before + 1, "started over by the checkpoint, not left to the next commit")
+        try store.commit(batches[0])
+        #expect(try restarts() == before + 1, "the next commit appends")
+        try store.checkpointWAL()
+        #expect(try restarts() == before + 2)
+        // What was committed is all still there.
+        let rows = try store.storedRows()
+        #expect(!rows.isEmpty)
+    }
+
     @Test func aSecondStoreOnTheSameDirectoryIsRefused() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
