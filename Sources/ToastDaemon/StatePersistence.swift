@@ -59,6 +59,7 @@ final class StatePersistence: @unchecked Sendable {
     private var checkpoints = CheckpointSchedule(
         whenQuiet: .init(commits: 64, rows: 1_024), atOnce: .init(commits: 256, rows: 4_096), quiet: .milliseconds(250)
     )
+    private var isShutDown = false
     /// The largest step committed on the loop, in rows.
     static let inlineRows = 16
 
@@ -145,6 +146,8 @@ final class StatePersistence: @unchecked Sendable {
     /// checkpoint on the commit thread (commits queue behind it there until
     /// it ends).
     private func carry(_ action: CheckpointSchedule.Action) {
+        // A quiet timer may fire after `shutdown`, with the thread gone.
+        guard !isShutDown else { return }
         switch action {
         case .none:
             break
@@ -174,6 +177,7 @@ final class StatePersistence: @unchecked Sendable {
 
     /// Stops the commit thread once the last steps are out.
     func shutdown() {
+        isShutDown = true
         thread?.shutdownGracefully { _ in }
     }
 }
