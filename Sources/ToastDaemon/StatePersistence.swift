@@ -123,7 +123,7 @@ final class StatePersistence: @unchecked Sendable {
         next.modes = scheduler.modes
         let step = next
         // After this step's commit is under way, so a checkpoint queues behind it.
-        defer { carry(checkpoints.committed(rows: step.rowCount, at: .now())) }
+        defer { carry(checkpoints.committed(rows: step.rowCount, at: loop.now)) }
         if waiting == 0, !checkpoints.isRunning, step.rowCount <= Self.inlineRows {
             do {
                 try store.commit(step)
@@ -152,7 +152,7 @@ final class StatePersistence: @unchecked Sendable {
         case .none:
             break
         case .armTimer(let delay):
-            loop.scheduleTask(in: delay) { [self] in carry(checkpoints.timerFired(at: .now())) }
+            loop.scheduleTask(in: delay) { [self] in carry(checkpoints.timerFired(at: loop.now)) }
         case .checkpoint:
             guard let store, let thread else {
                 checkpoints.checkpointEnded()

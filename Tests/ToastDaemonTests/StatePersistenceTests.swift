@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Logging
 import NIOCore
+import NIOEmbedded
 import NIOPosix
 import Testing
 import ToastCore
@@ -51,5 +52,44 @@ struct StatePersistenceTests {
         for delivery in deliveries {
             #expect(delivery.rows >= min(delivery.step + 1, 10) * rowsPerStep, "step \(delivery.step) went out before its commit")
         }
+    }
+
+    /// The quiet checkpoint, wired: on a loop whose clock moves only when
+    /// the test moves it, 64 small steps (each committed on the loop) arm
+    /// the quiet timer; 249 ms later nothing has happened, and at 250 ms
+    /// without a commit the checkpoint runs on the commit thread, which
+    /// starts the WAL over (the header's restart count, bytes 12...15).
+    @Test func aQuietMomentAfterEnoughCommitsCheckpointsTheWAL() async throws {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "toastd-quiet-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let loop = NIOAsyncTestingEventLoop()
+        let (store, loaded) = try ToastStore.open(directory: directory, historySize: 10)
+        let persistence = StatePersistence(storage: .durable(store, loaded), loop: loop, logger: Logger(label: "test"))
+        @Sendable func restarts() throws -> UInt32 {
+            let header = try #require(FileManager.default.contents(atPath: store.path + "-wal")).prefix(16)
+            return header.suffix(4).reduce(0) { $0 << 8 | UInt32($1) }
+        }
+        try await loop.submit {
+            var service = ToastService(instance: "i")
+            for index in 0..<64 {
+                let line = Array(#"{"op":"add","toast":{"message":"q\#(index)"}}"#.utf8)
+                let response = service.respond(toLine: line, defaultSource: nil, now: 0)
+                for publication in service.publish(response.effects) { persistence.note(publication.event) }
+                persistence.endStep(service.scheduler) {}
+            }
+        }.get()
+        let before = try restarts()
+        await loop.advanceTime(by: .milliseconds(249))
+        #expect(try restarts() == before, "not quiet long enough: no checkpoint was started")
+        await loop.advanceTime(by: .milliseconds(1))
+        // The checkpoint runs on the commit thread: wait for its restart.
+        var after = try restarts()
+        for _ in 0..<500 where after == before {
+            try await Task.sleep(for: .milliseconds(10))
+            after = try restarts()
+        }
+        #expect(after == before + 1, "the quiet checkpoint started the WAL over")
+        try await loop.submit { persistence.shutdown() }.get()
+        await loop.shutdownGracefully()
     }
 }
