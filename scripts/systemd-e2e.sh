@@ -121,6 +121,12 @@ TOASTCTL="$HOME/.local/bin/toastctl"
 step "the first toastctl add activates toastd"
 id="$("$TOASTCTL" add "activated by a client" --role failure --duration indefinite)" || fail "the first add failed"
 [ "$id" = 1 ] || fail "add printed '$id'"
+# The reply can come before systemd has read READY=1 (the socket is
+# systemd's, so toastd serves it from its first moment): wait for the state.
+for _ in $(seq 50); do
+    [ "$(systemctl --user show toastd.service -p ActiveState --value)" = active ] && break
+    sleep 0.1
+done
 [ "$(systemctl --user show toastd.service -p ActiveState --value)" = active ] || fail "toastd is not active"
 sleep 1.2  # STATUS= is rate-limited to one a second
 status="$(systemctl --user show toastd.service -p StatusText --value)"
