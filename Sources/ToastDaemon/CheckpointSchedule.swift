@@ -16,6 +16,8 @@ struct CheckpointSchedule: Sendable {
     struct Threshold: Sendable {
         var commits: Int
         var rows: Int
+
+        func isReached(commits: Int, rows: Int) -> Bool { commits >= self.commits || rows >= self.rows }
     }
 
     enum Action: Equatable, Sendable {
@@ -46,7 +48,7 @@ struct CheckpointSchedule: Sendable {
         self.quiet = quiet
     }
 
-    private var isDueWhenQuiet: Bool { commits >= whenQuiet.commits || rows >= whenQuiet.rows }
+    private var isDueWhenQuiet: Bool { whenQuiet.isReached(commits: commits, rows: rows) }
 
     /// A step committed `rows` rows at `now`.
     mutating func committed(rows: Int, at now: NIODeadline) -> Action {
@@ -54,7 +56,7 @@ struct CheckpointSchedule: Sendable {
         self.rows += rows
         lastCommit = now
         guard !isRunning else { return .none }
-        if commits >= atOnce.commits || self.rows >= atOnce.rows { return start() }
+        if atOnce.isReached(commits: commits, rows: self.rows) { return start() }
         guard !timerArmed, isDueWhenQuiet else { return .none }
         timerArmed = true
         return .armTimer(quiet)

@@ -295,17 +295,8 @@ public final class ToastStore: @unchecked Sendable {
         )
         let written = writtenCounters.withLock { $0 }
         var rows = historyRows.withLock { $0 }
-        // BEGIN and COMMIT as cached statements: GRDB's `write` parses both
-        // anew each time, a tenth of a small step's time on the event loop.
         try database.writeWithoutTransaction { db in
-            try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
-            do {
-                try write(batch, counters: counters, over: written, historyRows: &rows, db)
-                try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
-            } catch {
-                try? db.rollback()
-                throw error
-            }
+            try Self.transaction(db) { try write(batch, counters: counters, over: written, historyRows: &rows, db) }
         }
         writtenCounters.withLock { $0 = counters }
         historyRows.withLock { $0 = rows }
@@ -408,17 +399,36 @@ public final class ToastStore: @unchecked Sendable {
             guard let row = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)") else { return }
             let (busy, frames, copied): (Int, Int, Int) = (row[0], row[1], row[2])
             guard busy == 0, frames > 0, copied == frames else { return }
-            try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
-            do {
+            try Self.transaction(db) {
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO meta(key, value) VALUES ('walRestarts', coalesce((SELECT value FROM meta WHERE key = 'walRestarts'), 0) + 1)"
                 )
-                try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
-            } catch {
-                try? db.rollback()
-                throw error
             }
         }
+    }
+
+    /// `body` in one write transaction, rolled back if it throws. BEGIN and
+    /// COMMIT are cached statements: GRDB's `write` parses both anew each
+    /// time, a tenth of a small step's time on the event loop.
+    private static func transaction(_ db: Database, _ body: () throws -> Void) throws {
+        try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
+        do {
+            try body()
+            try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+        } catch {
+            try? db.rollback()
+            throw error
+        }
+    }
+
+    /// How many times the WAL has started over: its header's checkpoint
+    /// sequence number (bytes 12...15, big-endian), for a test to see when
+    /// that happened.
+    func walRestartCount() throws -> UInt32 {
+        guard let header = FileManager.default.contents(atPath: path + "-wal"), header.count >= 16 else {
+            throw CocoaError(.fileReadCorruptFile)
+        }
+        return header.dropFirst(12).prefix(4).reduce(0) { $0 << 8 | UInt32($1) }
     }
 
     /// Folds the WAL into the database file (for a fixture that is one file).

@@ -65,10 +65,7 @@ struct StatePersistenceTests {
         let loop = NIOAsyncTestingEventLoop()
         let (store, loaded) = try ToastStore.open(directory: directory, historySize: 10)
         let persistence = StatePersistence(storage: .durable(store, loaded), loop: loop, logger: Logger(label: "test"))
-        @Sendable func restarts() throws -> UInt32 {
-            let header = try #require(FileManager.default.contents(atPath: store.path + "-wal")).prefix(16)
-            return header.suffix(4).reduce(0) { $0 << 8 | UInt32($1) }
-        }
+        @Sendable func restarts() throws -> UInt32 { try store.walRestartCount() }
         try await loop.submit {
             var service = ToastService(instance: "i")
             for index in 0..<64 {

@@ -187,10 +187,7 @@ struct ToastStoreTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let (_, batches) = Self.session()
         let (store, _) = try ToastStore.open(directory: directory, historySize: 100)
-        func restarts() throws -> UInt32 {
-            let header = try #require(FileManager.default.contents(atPath: store.path + "-wal")).prefix(16)
-            return header.suffix(4).reduce(0) { $0 << 8 | UInt32($1) }
-        }
+        func restarts() throws -> UInt32 { try store.walRestartCount() }
         for batch in batches { try store.commit(batch) }
         let before = try restarts()
         try store.checkpointWAL()
