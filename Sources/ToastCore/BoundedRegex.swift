@@ -8,7 +8,11 @@
 /// "Rules"). This is a Pike VM (Thompson's construction simulated over sets
 /// of states): one pass over the text, at most `maxProgram` states per
 /// character, whatever the pattern; a test measures the status round trip
-/// while pathological patterns meet 4 KiB messages.
+/// while pathological patterns meet 4 KiB messages. For a pattern whose
+/// table is small (every rule pattern we have seen), those sets are made
+/// into a table over ASCII once, when the pattern is compiled
+/// (`BoundedRegex+DFA.swift`): a step is then one load, 10 to 30 times
+/// faster than following the sets (docs/BENCHMARKS.md).
 ///
 /// The syntax is POSIX extended (ERE) as glibc reads it without flags,
 /// which a differential test checks against `regexec`: literals, `.`,
@@ -22,12 +26,12 @@ import Glibc  // memchr(3), memcmp(3)
 
 public struct BoundedRegex: Sendable {
     public let pattern: String
-    private let program: [Instruction]
+    let program: [Instruction]
     /// The bracket expressions, which `.set(index)` names (so that an
     /// instruction is a plain value, copied without reference counting).
-    private let sets: [ScalarSet]
+    let sets: [ScalarSet]
     /// Every match starts at the text's start (`^` leads every branch).
-    private let anchored: Bool
+    let anchored: Bool
     /// What a match's first scalar must be, when the pattern says (no `.`
     /// or empty match at its start): positions that cannot start a match
     /// are skipped without following the pattern's start.
@@ -35,7 +39,11 @@ public struct BoundedRegex: Sendable {
     /// The bytes a match can begin with, when `first` is a few ASCII
     /// scalars: while no thread is alive the machine jumps to the next of
     /// them (`memchr` for one) instead of stepping scalar by scalar.
-    private let leads: [UInt8]?
+    let leads: [UInt8]?
+    /// The machine's sets of states made into a table over ASCII, when the
+    /// pattern allows a small one (`BoundedRegex+DFA.swift`): a step is a
+    /// load instead of following every live state.
+    private(set) var dfa: DFA?
     /// Literals (UTF-8) of which every match contains one, when the pattern
     /// says: a text with none of them is refused without running the
     /// machine (`memchr` over the bytes is many times faster than a step of
@@ -66,6 +74,7 @@ public struct BoundedRegex: Sendable {
         (anchored, first) = Self.analyzeStart(program)
         leads = first.flatMap(Self.leadBytes)
         required = Self.requiredLiterals(tree)
+        dfa = DFA(self)
     }
 
     /// Most alternatives the prefilter looks for; a pattern with more has none.
@@ -178,7 +187,7 @@ public struct BoundedRegex: Sendable {
 
     /// The offset of the next byte from `offset` on that is one of `leads`.
     /// ASCII bytes never occur inside a multi-byte scalar, so it is a scalar's start.
-    private static func next(_ leads: [UInt8], in utf8: UnsafeBufferPointer<UInt8>, from offset: Int) -> Int? {
+    static func next(_ leads: [UInt8], in utf8: UnsafeBufferPointer<UInt8>, from offset: Int) -> Int? {
         guard offset < utf8.count, let base = utf8.baseAddress else { return nil }
         if leads.count == 1 {
             guard let hit = memchr(base + offset, Int32(leads[0]), utf8.count - offset) else { return nil }
@@ -199,7 +208,7 @@ public struct BoundedRegex: Sendable {
         return (Unicode.Scalar(value) ?? "\u{FFFD}", width)
     }
 
-    private func consumes(_ instruction: Instruction, _ scalar: Unicode.Scalar) -> Bool {
+    func consumes(_ instruction: Instruction, _ scalar: Unicode.Scalar) -> Bool {
         switch instruction {
         case .scalar(let expected): scalar == expected
         case .any: true
@@ -215,8 +224,28 @@ public struct BoundedRegex: Sendable {
 
     /// The machine alone, without the literal prefilter: what a text that
     /// holds the pattern's literals costs (the benchmark's slow case), and
-    /// the reference the prefilter's tests compare with.
+    /// the reference the prefilter's tests compare with. The table when
+    /// there is one, handing over to the sets of states at the first
+    /// scalar outside ASCII.
     @_spi(Benchmarks) public func matchesByMachine(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { utf8 in
+            guard let dfa else { return matchesBySets(utf8, from: 0, threads: []) }
+            return dfa.matches(utf8, in: self)
+        }
+    }
+
+    /// The sets of states alone (never the table): the reference the
+    /// table's tests compare with, and the benchmark's row before it.
+    @_spi(Benchmarks) public func matchesBySets(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { matchesBySets($0, from: 0, threads: []) }
+    }
+
+    /// The sets of states over `utf8` from byte `offset` (a scalar's start),
+    /// with `threads` alive there: none from the start, or the table's
+    /// state where it met a scalar outside ASCII.
+    func matchesBySets(_ utf8: UnsafeBufferPointer<UInt8>, from offset: Int, threads: [UInt32]) -> Bool {
         let size = program.count
         // One scratch allocation per match: two state sets and the stack.
         return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 6 * size + 2) { scratch in
@@ -224,24 +253,18 @@ public struct BoundedRegex: Sendable {
             let base = scratch.baseAddress!
             var current = StateSet(members: base, marks: base + size)
             var next = StateSet(members: base + 2 * size, marks: base + 3 * size)
-            let stack = base + 4 * size
-            return run(text, &current, &next, stack)
+            for pc in threads { _ = current.insert(Int(pc)) }
+            return run(utf8, from: offset, &current, &next, stack: base + 4 * size)
         }
-    }
-
-    private func run(_ text: String, _ current: inout StateSet, _ next: inout StateSet, _ stack: UnsafeMutablePointer<UInt32>)
-        -> Bool
-    {
-        var text = text
-        return text.withUTF8 { run($0, &current, &next, stack) }
     }
 
     /// The machine over `utf8`, a scalar a step; `position` is the byte
     /// offset of the scalar (only whether it is 0 matters, for `^`).
     private func run(
-        _ utf8: UnsafeBufferPointer<UInt8>, _ current: inout StateSet, _ next: inout StateSet, _ stack: UnsafeMutablePointer<UInt32>
+        _ utf8: UnsafeBufferPointer<UInt8>, from offset: Int, _ current: inout StateSet, _ next: inout StateSet,
+        stack: UnsafeMutablePointer<UInt32>
     ) -> Bool {
-        var position = 0
+        var position = offset
         while true {
             if current.count == 0, !anchored, let leads {
                 // No thread is alive, and only one of `leads` can begin a
@@ -289,7 +312,7 @@ public struct BoundedRegex: Sendable {
     /// Adds a thread at `pc`, following jumps, splits and assertions; true
     /// when it reaches `match`. The stack holds at most two entries per
     /// state (each state, once in the set, pushes at most two).
-    private func add(_ pc: Int, to set: inout StateSet, at position: Int, atEnd: Bool, stack: UnsafeMutablePointer<UInt32>) -> Bool {
+    func add(_ pc: Int, to set: inout StateSet, at position: Int, atEnd: Bool, stack: UnsafeMutablePointer<UInt32>) -> Bool {
         var depth = 1
         stack[0] = UInt32(pc)
         while depth > 0 {

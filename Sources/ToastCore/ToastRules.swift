@@ -202,14 +202,15 @@ public struct TextPattern: Sendable {
 
 /// A glob as fnmatch(3) reads it without flags (`*` and `?` match any
 /// character, `/` and a leading `.` included). The shapes users write most
-/// (`exact`, `prefix*`, `*suffix`, `*part*`) are compared on UTF-8 bytes
-/// directly, which is what fnmatch would do in toastd's C locale, without
-/// converting both strings to C strings on every toast; the rest go to
-/// fnmatch.
+/// (`exact`, `prefix*`, `*suffix`, `*part*`, and any other of only `*`
+/// and `?`) are compared on UTF-8 bytes directly, which is what fnmatch
+/// would do in toastd's C locale, without converting both strings to C
+/// strings on every toast; bracket expressions and escapes go to fnmatch.
 public struct Glob: Sendable, ExpressibleByStringLiteral {
     public let pattern: String
     private let shape: Shape
-    /// The literal part of the shapes compared on bytes.
+    /// The literal part of the shapes compared on bytes (all of a
+    /// `.wildcards` pattern).
     private let bytes: [UInt8]
     /// The pattern for fnmatch, for `.general`.
     private let cPattern: ContiguousArray<CChar>
@@ -218,7 +219,8 @@ public struct Glob: Sendable, ExpressibleByStringLiteral {
     // the arrays would keep its case in the pointers' spare bits, where
     // LeakSanitizer cannot see them (the fuzzer reported them as leaks).
     private enum Shape: Sendable {
-        case anything, exact, prefix, suffix, contains, general
+        /// `wildcards`: only `*` and `?` (no `[` or `\\`), matched on bytes.
+        case anything, exact, prefix, suffix, contains, wildcards, general
     }
 
     public init(_ pattern: String) {
@@ -229,12 +231,14 @@ public struct Glob: Sendable, ExpressibleByStringLiteral {
         let leading = bytes.first == star
         let trailing = bytes.count > 1 && bytes.last == star
         let middle = Array(bytes.dropFirst(leading ? 1 : 0).dropLast(trailing ? 1 : 0))
-        self.bytes = middle
+        self.bytes = middle.contains(where: special) ? bytes : middle
         cPattern = pattern.utf8CString
         if bytes == [star] {
             shape = .anything
-        } else if middle.contains(where: special) {
+        } else if bytes.contains(UInt8(ascii: "[")) || bytes.contains(UInt8(ascii: "\\")) {
             shape = .general
+        } else if middle.contains(where: special) {
+            shape = .wildcards
         } else if leading && trailing {
             shape = .contains
         } else if leading {
@@ -272,11 +276,47 @@ public struct Glob: Sendable, ExpressibleByStringLiteral {
                 }
                 return false
             }
+        case .wildcards:
+            var text = text
+            return text.withUTF8 { text in bytes.withUnsafeBufferPointer { Self.matchWildcards($0, text) } }
         case .general:
             // withCString hands over a native string's own bytes; passing the
             // String made a C string copy of it on every call.
             return cPattern.withUnsafeBufferPointer { pattern in text.withCString { fnmatch(pattern.baseAddress!, $0, 0) == 0 } }
         }
+    }
+
+    /// `*` and `?` over bytes, as fnmatch reads them in the C locale (where
+    /// `?` is one byte): on a mismatch, the last `*` takes one byte more.
+    /// A later `*` never needs an earlier one to give back, so one resume
+    /// point is enough, and a text costs at most its length times the pattern's.
+    private static func matchWildcards(_ pattern: UnsafeBufferPointer<UInt8>, _ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        let star = UInt8(ascii: "*")
+        let any = UInt8(ascii: "?")
+        var patternIndex = 0
+        var textIndex = 0
+        var resume: (pattern: Int, text: Int)?
+        while textIndex < text.count {
+            if patternIndex < pattern.count {
+                let expected = pattern[patternIndex]
+                if expected == star {
+                    patternIndex += 1
+                    resume = (patternIndex, textIndex)
+                    continue
+                }
+                if expected == any || expected == text[textIndex] {
+                    patternIndex += 1
+                    textIndex += 1
+                    continue
+                }
+            }
+            guard let last = resume else { return false }
+            resume = (last.pattern, last.text + 1)
+            patternIndex = last.pattern
+            textIndex = last.text + 1
+        }
+        while patternIndex < pattern.count, pattern[patternIndex] == star { patternIndex += 1 }
+        return patternIndex == pattern.count
     }
 }
 

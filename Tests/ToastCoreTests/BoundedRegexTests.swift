@@ -158,6 +158,49 @@ struct BoundedRegexTests {
         #expect(try BoundedRegex(pattern).matches(other) == Self.glibc(pattern, other))
     }
 
+    // MARK: - The table over ASCII
+
+    /// The table answers as the sets of states it was made from: random
+    /// patterns (anchors anywhere, accented letters in some) on texts of
+    /// ASCII with multi-byte scalars in some, so that both the table and
+    /// its hand-over to the sets mid-text are compared.
+    @Test func theTableAnswersAsTheSetsOfStates() throws {
+        var generator = Generator(state: 2_024)
+        var tables = 0
+        var compared = 0
+        for _ in 0..<3_000 {
+            var pattern = generator.pattern()
+            if generator.next(4) == 0 { pattern = "^" + pattern }
+            if generator.next(4) == 0 { pattern += "$" }
+            if generator.next(5) == 0 { pattern = "(" + pattern + "|^b|c$)" }
+            if generator.next(4) == 0 { pattern = pattern.replacingOccurrences(of: "c", with: "é") }
+            guard let regex = try? BoundedRegex(pattern) else { continue }
+            if regex.dfa != nil { tables += 1 }
+            for _ in 0..<8 {
+                let pieces = generator.next(3) == 0 ? ["a", "b", "c", "!", "é", "🚀"] : ["a", "b", "c", "!"]
+                let text = (0..<generator.next(14)).map { _ in pieces[generator.next(pieces.count)] }.joined()
+                #expect(regex.matchesByMachine(text) == regex.matchesBySets(text), "/\(pattern)/ on \"\(text)\"")
+                compared += 1
+            }
+        }
+        #expect(tables > 2_500)
+        #expect(compared > 20_000)
+    }
+
+    /// The rules' usual patterns get a small table; one whose table would
+    /// need thousands of states keeps to the sets, and answers the same.
+    @Test func aTableIsMadeOnlyWhenItIsSmall() throws {
+        for pattern in ["finished in [0-9]+ s$", "(error|fail(ed|ure))", "^(Deploy|Release)", "(a|aa)*b", "^(a+)+$"] {
+            let states = try #require(try BoundedRegex(pattern).dfa, "/\(pattern)/").stateCount
+            #expect(states < 64, "/\(pattern)/")
+        }
+        let large = try BoundedRegex("(a|b)*a(a|b){12}")
+        #expect(large.dfa == nil)
+        let text = String(repeating: "ab", count: 20) + "a" + String(repeating: "b", count: 12)
+        #expect(large.matches(text))
+        #expect(!large.matches(String(repeating: "b", count: 40)))
+    }
+
     // MARK: - The literal prefilter
 
     /// Which literals a match must contain, as `matches` looks for them first.
