@@ -24,23 +24,27 @@ extension BoundedRegex {
         /// alike share a column of the table.
         private let classOf: [UInt8]
         private let classCount: Int
-        /// `transitions[state * classCount + class]`: the next state, or
+        /// `transitions[row + class]`: the next state's row (its index
+        /// times `classCount`, so that a step is an add and a load), or
         /// `Self.matched` when a match ends with that byte.
         private let transitions: [UInt16]
-        /// Whether a text ending in the state matches (`$` holds there).
+        /// Whether a text ending in the state matches (`$` holds there), by state.
         private let acceptsAtEnd: [Bool]
         /// Each state's set of the machine's states, for the hand-over.
         private let threads: [[UInt32]]
-        /// The state before the text's first byte (`^` holds there), or
+        /// The row before the text's first byte (`^` holds there), or
         /// `Self.matched` when an empty match at the start matches any text.
         private let start: UInt16
-        /// A search's state with nothing alive but the pattern's start: from
-        /// it the machine skips to the next of the pattern's lead bytes.
-        private let idle: UInt16?
-        /// An anchored pattern's state with nothing alive: no match any more.
-        private let dead: UInt16?
+        /// A search's row with nothing alive but the pattern's start: the
+        /// bytes that keep it there are skipped without the step's chain of
+        /// loads (`memchr` when one byte can begin a match). `Self.none` if none.
+        private let idle: UInt16
+        /// An anchored pattern's row with nothing alive (no match any more),
+        /// or `Self.none`.
+        private let dead: UInt16
 
         static let matched = UInt16.max
+        static let none = UInt16.max - 1
         /// Most entries of a table (4 KiB of them): the typical rule's has
         /// a few hundred, and a pattern that needs more (`(a|b)*a(a|b){12}`
         /// needs thousands of states) keeps to the sets.
@@ -180,14 +184,16 @@ extension BoundedRegex {
                 return true
             }
             guard built else { return nil }
+            // State numbers become rows (`maxEntries` keeps them under `none`).
+            let row = { (state: UInt16) in state &* UInt16(classCount) }
             self.classOf = classOf
             self.classCount = classCount
-            self.transitions = transitions
+            self.transitions = transitions.map { $0 == Self.matched ? $0 : row($0) }
             self.acceptsAtEnd = acceptsAtEnd
             self.threads = threads
             start = matchesAtStart ? Self.matched : 0
-            idle = idleState
-            dead = regex.anchored ? index[[UInt64](repeating: 0, count: (size + 63) / 64)] : nil
+            idle = idleState.map(row) ?? Self.none
+            dead = regex.anchored ? index[[UInt64](repeating: 0, count: (size + 63) / 64)].map(row) ?? Self.none : Self.none
         }
 
         /// How many states the table has (for tests and the benchmark).
@@ -201,26 +207,34 @@ extension BoundedRegex {
             // memchr to the one byte a match can begin with; for several,
             // the table steps faster than a search for any of them.
             let lead = regex.leads.flatMap { $0.count == 1 ? $0 : nil }
+            let classCount = classCount
             return transitions.withUnsafeBufferPointer { table in
                 classOf.withUnsafeBufferPointer { classOf in
-                    var state = start
+                    var row = start
                     var offset = 0
                     while offset < utf8.count {
-                        if state == idle, let lead {
-                            // Only this byte can start a match, and nothing else is alive.
-                            guard let found = BoundedRegex.next(lead, in: utf8, from: offset) else { return false }
-                            offset = found
+                        if row == idle {
+                            // Nothing is alive but the pattern's start.
+                            if let lead {
+                                guard let found = BoundedRegex.next(lead, in: utf8, from: offset) else { return false }
+                                offset = found
+                            } else {
+                                while offset < utf8.count, utf8[offset] < 0x80, table[Int(idle) &+ Int(classOf[Int(utf8[offset])])] == idle {
+                                    offset += 1
+                                }
+                                if offset == utf8.count { break }
+                            }
                         }
                         let byte = utf8[offset]
                         guard byte < 0x80 else {
-                            return regex.matchesBySets(utf8, from: offset, threads: offset == 0 ? [] : threads[Int(state)])
+                            return regex.matchesBySets(utf8, from: offset, threads: offset == 0 ? [] : threads[Int(row) / classCount])
                         }
-                        state = table[Int(state) &* classCount &+ Int(classOf[Int(byte)])]
-                        if state == Self.matched { return true }
-                        if state == dead { return false }
+                        row = table[Int(row) &+ Int(classOf[Int(byte)])]
+                        if row == Self.matched { return true }
+                        if row == dead { return false }
                         offset += 1
                     }
-                    return acceptsAtEnd[Int(state)]
+                    return acceptsAtEnd[Int(row) / classCount]
                 }
             }
         }
