@@ -204,8 +204,8 @@ extension BoundedRegex {
         func matches(_ utf8: UnsafeBufferPointer<UInt8>, in regex: BoundedRegex) -> Bool {
             guard start != Self.matched else { return true }
             guard !utf8.isEmpty else { return regex.matchesBySets(utf8, from: 0, threads: []) }
-            // memchr to the one byte a match can begin with; for several,
-            // the table steps faster than a search for any of them.
+            // From the idle row: memchr to the one byte a match can begin
+            // with; with several, a run over the bytes that keep it idle.
             let lead = regex.leads.flatMap { $0.count == 1 ? $0 : nil }
             let classCount = classCount
             return transitions.withUnsafeBufferPointer { table in

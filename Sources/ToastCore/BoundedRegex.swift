@@ -11,8 +11,9 @@
 /// while pathological patterns meet 4 KiB messages. For a pattern whose
 /// table is small (every rule pattern we have seen), those sets are made
 /// into a table over ASCII once, when the pattern is compiled
-/// (`BoundedRegex+DFA.swift`): a step is then one load, 10 to 30 times
-/// faster than following the sets (docs/BENCHMARKS.md).
+/// (`BoundedRegex+DFA.swift`): a step is then an add and a load, 17 to 25
+/// times faster than following the sets on the benchmark's pathological
+/// patterns (docs/BENCHMARKS.md, section 7).
 ///
 /// The syntax is POSIX extended (ERE) as glibc reads it without flags,
 /// which a differential test checks against `regexec`: literals, `.`,
