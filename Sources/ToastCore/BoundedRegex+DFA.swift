@@ -91,10 +91,11 @@ extension BoundedRegex {
                     masks.append(mask)
                 }
             }
-            // Classes: bytes that every mask treats alike; `consumedBy[class][pc]`.
+            // Classes: bytes that every mask treats alike, each with the
+            // first byte of it, which stands for the class.
             var classOf = [UInt8](repeating: 0, count: 128)
             var classes: [[UInt64]: UInt8] = [:]
-            var consumedBy: [[Bool]] = []
+            var representatives: [UInt8] = []
             var signature = [UInt64](repeating: 0, count: (masks.count + 63) / 64)
             for byte in 0..<128 {
                 for word in signature.indices { signature[word] = 0 }
@@ -102,14 +103,12 @@ extension BoundedRegex {
                 if let known = classes[signature] {
                     classOf[byte] = known
                 } else {
-                    classes[signature] = UInt8(consumedBy.count)
-                    classOf[byte] = UInt8(consumedBy.count)
-                    var consumed = [Bool](repeating: false, count: size)
-                    for pc in 0..<size where masks[maskOf[pc]].contains(UInt8(byte)) { consumed[pc] = true }
-                    consumedBy.append(consumed)
+                    classes[signature] = UInt8(representatives.count)
+                    classOf[byte] = UInt8(representatives.count)
+                    representatives.append(UInt8(byte))
                 }
             }
-            let classCount = consumedBy.count
+            let classCount = representatives.count
 
             // Each state is known by its set as a bitmap of the program.
             var index: [[UInt64]: UInt16] = [:]
@@ -165,11 +164,11 @@ extension BoundedRegex {
                 }
                 var pending = 0
                 while pending < threads.count {
-                    for column in 0..<classCount {
+                    for (column, byte) in representatives.enumerated() {
                         set.clear()
                         // A search starts the pattern again before every scalar.
                         var matched = !regex.anchored && follow(0)
-                        for pc in threads[pending] where !matched && consumedBy[column][Int(pc)] {
+                        for pc in threads[pending] where !matched && masks[maskOf[Int(pc)]].contains(byte) {
                             matched = follow(Int(pc) + 1)
                         }
                         if matched {

@@ -231,8 +231,8 @@ public struct Glob: Sendable, ExpressibleByStringLiteral {
         let leading = bytes.first == star
         let trailing = bytes.count > 1 && bytes.last == star
         let middle = Array(bytes.dropFirst(leading ? 1 : 0).dropLast(trailing ? 1 : 0))
-        self.bytes = middle.contains(where: special) ? bytes : middle
         cPattern = pattern.utf8CString
+        let shape: Shape
         if bytes == [star] {
             shape = .anything
         } else if bytes.contains(UInt8(ascii: "[")) || bytes.contains(UInt8(ascii: "\\")) {
@@ -248,6 +248,8 @@ public struct Glob: Sendable, ExpressibleByStringLiteral {
         } else {
             shape = .exact
         }
+        self.shape = shape
+        self.bytes = shape == .wildcards ? bytes : middle
     }
 
     public init(stringLiteral value: String) { self.init(value) }
