@@ -1,6 +1,6 @@
 /// The daemon's output policy for one connection, as a pure value in the
 /// swift-nio style: each `mutating` method takes what happened (a line to
-/// send, a write that completed, a timer that fired) and returns an action
+/// send, a buffer that drained, a timer that fired) and returns an action
 /// that `ToastHub` carries out. It decides, and only the hub touches
 /// channels, timers and the backlog.
 ///
@@ -9,9 +9,10 @@
 /// - A subscriber's events go through a bounded buffer. An event that does
 ///   not fit is not written: the subscriber *falls behind*, and its later
 ///   events are skipped too. An event always fits an empty buffer.
-/// - Once its buffer has drained to half, it *catches up*: the hub offers
-///   it the events it missed from the shared backlog, and it takes as many
-///   as fit. With every event let out so far, it is live again.
+/// - Once the kernel has taken what was written before it fell behind, it
+///   *catches up*: the hub offers it the events it missed from the shared
+///   backlog, and it takes as many as fit. With every event let out so far,
+///   it is live again.
 /// - If the backlog no longer reaches back to what it missed, it is
 ///   *resynced*: `lagged`, then a fresh snapshot.
 /// - While behind, a lag timer watches it: a subscriber that took no byte
@@ -20,6 +21,15 @@
 /// - Writes are flushed at the end of each step, and within a step every
 ///   `burstFlushBytes`, so the kernel takes a burst while it is written.
 /// - At shutdown a subscriber gets a `shutdown` notice before it is closed.
+///
+/// How full the buffer is comes from the channel itself (`buffered`, which
+/// the hub answers from the channel's count of unwritten bytes), and only
+/// when it matters: the machine keeps an upper bound (what was measured
+/// last, plus every write since), and asks only when an event would not
+/// fit under that bound. A live subscriber whose reader keeps up is asked
+/// about once a buffer's worth of bytes. (Each write used to carry a promise
+/// that counted it off when the kernel took it: at 128 subscribers that was
+/// a third of the daemon's instructions per subscriber and event.)
 struct SubscriberStateMachine: Sendable, Hashable {
     struct Limits: Sendable, Hashable {
         /// Unwritten bytes a subscriber may hold before it falls behind.
@@ -32,16 +42,21 @@ struct SubscriberStateMachine: Sendable, Hashable {
     /// Whether the connection subscribed (its events are bounded, and it
     /// stays open after its client half-closes).
     private(set) var isSubscriber = false
-    /// Bytes written to the channel and not yet taken by the kernel.
-    private(set) var pendingBytes = 0
+    /// At least the bytes written to the channel and not yet taken by the
+    /// kernel: exact when measured, then every write added to it.
+    private(set) var pendingBound = 0
     /// Bytes written since the last flush.
     private var unflushedBytes = 0
     /// While behind: the sequence number of the last event it was given.
     private(set) var behind: UInt64?
     /// A catch-up turn is queued on the event loop.
     private var catchUpQueued = false
-    /// Bytes were taken by the kernel since the lag timer last looked.
-    private var drained = false
+    /// What the channel held when the lag timer last looked (or when the
+    /// subscriber fell behind), and the bytes written since.
+    private var lastLook = 0
+    private var writtenSinceLook = 0
+    /// The buffer drained since the lag timer last looked.
+    private var drainedSinceLook = false
 
     init(limits: Limits) {
         self.limits = limits
@@ -71,27 +86,41 @@ struct SubscriberStateMachine: Sendable, Hashable {
         /// Do not write: the subscriber is behind and gets it from the backlog.
         case skip
         /// Do not write: the buffer is full. The subscriber is behind from
-        /// here on; arm the lag timer.
+        /// here on: arm the lag timer, and watch for the channel to drain
+        /// what it holds (then call `drained`).
         case fallBehind
     }
 
     /// A line for this connection: `seq` for a subscriber's event (bounded),
-    /// nil for a reply or a notice (always written).
-    mutating func send(bytes: Int, seq: UInt64?) -> SendAction {
+    /// nil for a reply or a notice (always written). `buffered` tells how many
+    /// bytes the channel holds unwritten; it is asked only when the event
+    /// would not fit under the bound.
+    mutating func send(bytes: Int, seq: UInt64?, buffered: () -> Int) -> SendAction {
         if let seq {
             if behind != nil { return .skip }
-            if pendingBytes > 0, pendingBytes + bytes > limits.bufferBytes {
-                behind = seq - 1
-                drained = false
-                return .fallBehind
+            if !fits(bytes) {
+                pendingBound = buffered()
+                if !fits(bytes) {
+                    behind = seq - 1
+                    lastLook = pendingBound
+                    writtenSinceLook = 0
+                    drainedSinceLook = false
+                    return .fallBehind
+                }
             }
         }
         return .write(flush: account(bytes))
     }
 
+    /// Whether an event fits under the bound: an empty buffer takes any.
+    private func fits(_ bytes: Int) -> Bool {
+        pendingBound == 0 || pendingBound + bytes <= limits.bufferBytes
+    }
+
     /// Counts a write; true when a burst has gathered and should be flushed.
     private mutating func account(_ bytes: Int) -> Bool {
-        pendingBytes += bytes
+        pendingBound += bytes
+        writtenSinceLook += bytes
         unflushedBytes += bytes
         guard unflushedBytes >= limits.burstFlushBytes else { return false }
         unflushedBytes = 0
@@ -103,17 +132,18 @@ struct SubscriberStateMachine: Sendable, Hashable {
         unflushedBytes = 0
     }
 
-    enum WrittenAction: Equatable {
+    enum DrainedAction: Equatable {
         case none
         /// Queue a catch-up turn on the loop (not from inside this flush).
         case queueCatchUp
     }
 
-    /// The kernel took a write of `bytes`.
-    mutating func written(bytes: Int) -> WrittenAction {
-        pendingBytes -= bytes
-        drained = true
-        guard behind != nil, !catchUpQueued, pendingBytes <= limits.bufferBytes / 2 else { return .none }
+    /// The kernel took everything written before the subscriber fell behind
+    /// (or before a catch-up left it behind); the channel now holds `buffered`.
+    mutating func drained(buffered: Int) -> DrainedAction {
+        pendingBound = buffered
+        drainedSinceLook = true
+        guard behind != nil, !catchUpQueued else { return .none }
         catchUpQueued = true
         return .queueCatchUp
     }
@@ -134,7 +164,8 @@ struct SubscriberStateMachine: Sendable, Hashable {
 
     enum ReplayAction: Equatable {
         /// Write the first `count` events offered, then flush. `live`: it
-        /// has every event let out so far.
+        /// has every event let out so far; if not, watch for the channel to
+        /// drain again (then call `drained`).
         case write(count: Int, live: Bool)
         /// The backlog lost events it missed: send `lagged` (with how many
         /// were dropped), then a snapshot, in a step of their own.
@@ -144,8 +175,12 @@ struct SubscriberStateMachine: Sendable, Hashable {
     /// The backlog's events after `behind` (`nil`: it no longer reaches
     /// back that far), as sequence numbers and sizes. `released`: the newest
     /// event let out to subscribers; later ones wait for their step.
-    mutating func replay(_ missed: (some Sequence<(seq: UInt64, bytes: Int)>)?, released: UInt64) -> ReplayAction {
+    /// `buffered`: what the channel holds unwritten now.
+    mutating func replay(
+        _ missed: (some Sequence<(seq: UInt64, bytes: Int)>)?, released: UInt64, buffered: () -> Int
+    ) -> ReplayAction {
         guard let given = behind else { return .write(count: 0, live: true) }
+        pendingBound = buffered()
         guard let missed else {
             behind = nil
             return .resync(dropped: Int(released - min(released, given)))
@@ -155,7 +190,7 @@ struct SubscriberStateMachine: Sendable, Hashable {
         var complete = true
         for entry in missed {
             guard entry.seq <= released else { break }
-            guard pendingBytes == 0 || pendingBytes + entry.bytes <= limits.bufferBytes else {
+            guard fits(entry.bytes) else {
                 complete = false
                 break
             }
@@ -178,11 +213,16 @@ struct SubscriberStateMachine: Sendable, Hashable {
         case disconnect
     }
 
-    mutating func lagTimerFired() -> LagAction {
+    /// `buffered`: what the channel holds unwritten now. It took bytes if it
+    /// holds less than it did at the last look plus what was written since.
+    mutating func lagTimerFired(buffered: () -> Int) -> LagAction {
         guard behind != nil else { return .none }
-        guard drained else { return .disconnect }
-        drained = false
-        return .rearm
+        let now = buffered()
+        let tookBytes = drainedSinceLook || now < lastLook + writtenSinceLook
+        lastLook = now
+        writtenSinceLook = 0
+        drainedSinceLook = false
+        return tookBytes ? .rearm : .disconnect
     }
 
     // MARK: - Shutdown

@@ -60,6 +60,11 @@ final class ToastHub: @unchecked Sendable {
     var burstTrim = BurstTrim(thresholdBytes: ToastHub.burstTrimBytes)
     var releaseFreePages: () -> Void = BurstTrim.releaseFreePages
     static let burstTrimBytes = 4 << 20
+    /// The bytes a connection's channel holds that the kernel has not taken
+    /// (tests stand in for a kernel that takes nothing).
+    var bufferedBytes: (any Channel) -> Int = { channel in
+        (try? channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
+    }
     static let burstTrimQuiet = TimeAmount.milliseconds(100)
     /// The newest event whose step was committed and let out: what a
     /// subscriber catching up may be given.
@@ -432,33 +437,35 @@ final class ToastHub: @unchecked Sendable {
     /// event that does not fit its buffer is not written, and the subscriber
     /// catches up from the backlog later (`SubscriberStateMachine`).
     private func write(_ bytes: ByteBuffer, to connection: Connection, seq: UInt64?) {
-        switch connection.output.send(bytes: bytes.readableBytes, seq: seq) {
+        switch connection.output.send(bytes: bytes.readableBytes, seq: seq, buffered: { bufferedBytes(connection.channel) }) {
         case .write(let flush):
-            writeCounted(bytes, to: connection)
+            connection.channel.write(bytes, promise: nil)
             if flush { connection.channel.flush() }
         case .skip:
             break
         case .fallBehind:
             logger.notice("subscriber fell behind; it catches up from the backlog", metadata: ["connection": "\(connection.id)"])
             armLagTimer(connection)
+            watchDrain(of: connection)
         }
     }
 
-    /// Writes bytes the policy has counted, and tells it when the kernel took them.
-    private func writeCounted(_ bytes: ByteBuffer, to connection: Connection) {
-        let size = bytes.readableBytes
-        let promise = loop.makePromise(of: Void.self)
-        promise.futureResult.whenComplete { [self] _ in
+    /// Tells the policy when the kernel has taken everything written to the
+    /// connection so far: an empty write's promise completes once the
+    /// writes before it have (the caller flushes).
+    private func watchDrain(of connection: Connection) {
+        let drained = loop.makePromise(of: Void.self)
+        drained.futureResult.whenSuccess { [self] in
             guard connections[connection.id] != nil else { return }
-            switch connection.output.written(bytes: size) {
+            switch connection.output.drained(buffered: bufferedBytes(connection.channel)) {
             case .none:
                 break
             case .queueCatchUp:
-                // Not from inside the flush that completed this write.
+                // Not from inside the flush that completed the write.
                 loop.execute { [self] in catchUp(connection) }
             }
         }
-        connection.channel.write(bytes, promise: promise)
+        connection.channel.write(ByteBuffer(), promise: drained)
     }
 
     private func armBurstTrim() {
@@ -473,7 +480,7 @@ final class ToastHub: @unchecked Sendable {
     private func armLagTimer(_ connection: Connection) {
         loop.scheduleTask(in: limits.lagTimeout) { [self] in
             guard connections[connection.id] != nil else { return }
-            switch connection.output.lagTimerFired() {
+            switch connection.output.lagTimerFired(buffered: { bufferedBytes(connection.channel) }) {
             case .none:
                 break
             case .rearm:
@@ -491,9 +498,11 @@ final class ToastHub: @unchecked Sendable {
         guard connections[connection.id] != nil, case .readBacklog(let after) = connection.output.catchUpTurn() else { return }
         let filter = service.router.filter(of: connection.id) ?? EventFilter()
         let missed = service.backlog.events(after: after, lastSequence: service.scheduler.lastSequence, matching: filter)
-        switch connection.output.replay(missed?.lazy.map { (seq: $0.seq, bytes: $0.line.count) }, released: releasedSequence) {
-        case .write(let count, _):
-            for entry in missed?.prefix(count) ?? [] { writeCounted(ByteBuffer(bytes: entry.line), to: connection) }
+        let offered = missed?.lazy.map { (seq: $0.seq, bytes: $0.line.count) }
+        switch connection.output.replay(offered, released: releasedSequence, buffered: { bufferedBytes(connection.channel) }) {
+        case .write(let count, let live):
+            for entry in missed?.prefix(count) ?? [] { connection.channel.write(ByteBuffer(bytes: entry.line), promise: nil) }
+            if !live { watchDrain(of: connection) }
             connection.channel.flush()
         case .resync(let dropped):
             resync(connection, dropped: dropped)

@@ -155,6 +155,8 @@ struct HubChannelTests {
         let harness = try Harness(bufferBytes: 4_096, lagTimeout: .seconds(5))
         let stall = StallingWriter()
         let stalled = try harness.connect([stall])
+        let measure = harness.hub.bufferedBytes
+        harness.hub.bufferedBytes = { $0 === stalled ? stall.heldBytes : measure($0) }
         try harness.send([.subscribe(Request.Subscribe(snapshot: false))], on: stalled)
         let client = try harness.connect()
         try harness.send(Self.adds(100), on: client)
@@ -218,9 +220,12 @@ struct HubChannelTests {
 final class StallingWriter: ChannelOutboundHandler, @unchecked Sendable {
     typealias OutboundIn = ByteBuffer
     private var held: [EventLoopPromise<Void>?] = []
+    /// What it holds: what a channel whose kernel takes nothing would.
+    private(set) var heldBytes = 0
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         held.append(promise)
+        heldBytes += unwrapOutboundIn(data).readableBytes
     }
 
     func flush(context: ChannelHandlerContext) {}
