@@ -339,12 +339,8 @@ final class ToastHub: @unchecked Sendable {
             var bytes = 0
             for write in writes {
                 guard let connection = connections[write.connection] else { continue }
-                self.write(write.bytes, to: connection, seq: write.seq)
+                self.write(write.bytes, to: connection, seq: write.seq, isLast: write.isLast)
                 bytes += write.bytes.readableBytes
-                if write.isLast {
-                    connection.output.flushed()
-                    connection.channel.flush()
-                }
             }
             if burstTrim.wrote(bytes, steps: steps) { armBurstTrim() }
             for outcome in outcomes { outcome() }
@@ -436,17 +432,24 @@ final class ToastHub: @unchecked Sendable {
     /// Writes to a connection as its output policy says: a subscriber's
     /// event that does not fit its buffer is not written, and the subscriber
     /// catches up from the backlog later (`SubscriberStateMachine`).
-    private func write(_ bytes: ByteBuffer, to connection: Connection, seq: UInt64?) {
-        switch connection.output.send(bytes: bytes.readableBytes, seq: seq, buffered: { bufferedBytes(connection.channel) }) {
-        case .write(let flush):
-            connection.channel.write(bytes, promise: nil)
-            if flush { connection.channel.flush() }
+    /// `isLast`: the connection's last write of the step, flushed with it.
+    private func write(_ bytes: ByteBuffer, to connection: Connection, seq: UInt64?, isLast: Bool) {
+        let action = connection.output.send(bytes: bytes.readableBytes, seq: seq, buffered: { bufferedBytes(connection.channel) })
+        if isLast { connection.output.flushed() }
+        switch action {
+        case .write(let burst):
+            if burst || isLast {
+                connection.channel.writeAndFlush(bytes, promise: nil)
+            } else {
+                connection.channel.write(bytes, promise: nil)
+            }
         case .skip:
-            break
+            if isLast { connection.channel.flush() }
         case .fallBehind:
             logger.notice("subscriber fell behind; it catches up from the backlog", metadata: ["connection": "\(connection.id)"])
             armLagTimer(connection)
             watchDrain(of: connection)
+            if isLast { connection.channel.flush() }
         }
     }
 
