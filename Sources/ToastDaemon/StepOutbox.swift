@@ -39,6 +39,16 @@ struct StepOutbox {
 
     var isEmpty: Bool { writes.isEmpty }
 
+    init() {}
+
+    /// An outbox with room for a write to each of `connections` connections:
+    /// a step that publishes to every subscriber would otherwise grow both
+    /// from empty (at 128 subscribers, seven rehashes a step).
+    init(reservingFor connections: Int) {
+        writes.reserveCapacity(connections)
+        latest.reserveCapacity(connections)
+    }
+
     /// A subscriber's event (`seq`), or bytes already in a buffer.
     mutating func append(_ bytes: ByteBuffer, to connection: Int, seq: UInt64?) {
         if let previous = latest.updateValue(writes.count, forKey: connection) { writes[previous].isLast = false }

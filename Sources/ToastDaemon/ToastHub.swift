@@ -328,7 +328,7 @@ final class ToastHub: @unchecked Sendable {
         loop.preconditionInEventLoop()
         steps &+= 1
         let writes = outbox.writes
-        outbox = StepOutbox()
+        outbox = StepOutbox(reservingFor: connections.count)
         let outcomes = localOutcomes
         localOutcomes = []
         let events = watchedEvents
