@@ -117,6 +117,42 @@ public enum FanOutBenchmark {
         return times
     }
 
+    /// Adds one at a time, each read by every subscriber before the next is
+    /// written, with no clock: for counting a build's instructions per
+    /// subscriber and add under callgrind (`toast-bench fanout-steps`). Paced
+    /// adds would not do: a daemon slowed fifty times takes the adds that
+    /// piled up together, so how much work an add costs would depend on how
+    /// slow the run was. Returns how many presented events the subscribers
+    /// read (`subscribers × samples`).
+    public static func lockstep(socket: String, subscribers: Int, samples: Int, timeout: Int32 = 60_000) throws -> Int {
+        let tag = "lockstep-\(monotonicNanoseconds() % 1_000_000)-"
+        let needle = Self.needle(for: tag)
+        let listeners = try (0..<subscribers).map { _ in try LineSocket(path: socket) }
+        for listener in listeners {
+            try listener.write(RequestLine.subscribeLive)
+            _ = try listener.readLine(timeout: timeout)
+        }
+        let adder = try LineSocket(path: socket)
+        var read = 0
+        for sample in 0..<samples {
+            try adder.write(RequestLine.add(Toast(message: "\(tag)\(sample)", duration: .indefinite, scene: "lockstep-\(sample)")))
+            _ = try adder.readLine(timeout: timeout)
+            for (index, listener) in listeners.enumerated() {
+                var seen = false
+                while !seen {
+                    let alive = listener.readLines(timeout: timeout) { line in
+                        if Self.sample(in: line, needle: needle, samples: samples) == sample { seen = true }
+                    }
+                    guard alive else { throw BenchError("subscriber \(index) did not read add \(sample)") }
+                }
+                read += 1
+            }
+        }
+        _ = try? adder.write(RequestLine.clearAll)
+        _ = try? adder.readLine(timeout: timeout)
+        return read
+    }
+
     /// What precedes the sample number in this run's presented events.
     static func needle(for tag: String) -> [UInt8] {
         Array("\"message\":\"\(tag)".utf8)

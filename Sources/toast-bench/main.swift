@@ -13,7 +13,7 @@ struct ToastBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "toast-bench",
         abstract: "Measure toastd against its peers and its floor, and soak it.",
-        subcommands: [Run.self, Soak.self, NIOEcho.self, NotifyRate.self, IngestRate.self, FanOutViewer.self],
+        subcommands: [Run.self, Soak.self, NIOEcho.self, NotifyRate.self, IngestRate.self, FanOutSteps.self, FanOutViewer.self],
         defaultSubcommand: Run.self
     )
 
@@ -123,6 +123,20 @@ struct ToastBenchCommand: ParsableCommand {
         func run() throws {
             let result = try IngestBenchmark.run(socket: socket, connections: connections, perConnection: adds)
             print("\(Figure.count(result.perSecond)) acked adds/s, \(result.errors) errors")
+        }
+    }
+
+    struct FanOutSteps: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "fanout-steps",
+            abstract: "The fan-out scenario in lockstep against a server already listening: each add read by every subscriber before the next (for counting instructions per subscriber under callgrind)."
+        )
+        @Option(help: "The server's socket.") var socket: String
+        @Option(help: "Subscribers, each on a connection of its own.") var subscribers = 128
+        @Option(help: "Adds, one at a time.") var adds = 200
+        func run() throws {
+            let read = try FanOutBenchmark.lockstep(socket: socket, subscribers: subscribers, samples: adds)
+            print("\(adds) adds, \(read) presented events read")
         }
     }
 

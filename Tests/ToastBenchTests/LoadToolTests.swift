@@ -115,6 +115,24 @@ struct LoadToolTests {
         }
     }
 
+    /// The lockstep run that callgrind counts: every add read by every
+    /// subscriber, against the real toastd.
+    @Test func theLockstepFanOutWaitsForEverySubscriber() throws {
+        let binaries = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let directory = FileManager.default.fileExists(atPath: binaries.appending(path: "toastd").path)
+            ? binaries : binaries.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let server = try ServerUnderTest(
+            name: "toastd", executable: directory.appending(path: "toastd").path,
+            arguments: ["--socket", "{socket}", "--log-level", "error", "--ephemeral"]
+        )
+        defer { server.stop() }
+        #expect(try FanOutBenchmark.lockstep(socket: server.socket, subscribers: 3, samples: 5) == 15)
+        // A server that never publishes: the first subscriber's wait ends in an error, not a hang.
+        let floor = try ServerUnderTest(name: "nio-echo", executable: directory.appending(path: "toast-bench").path, arguments: ["nio-echo", "--socket", "{socket}"])
+        defer { floor.stop() }
+        #expect(throws: BenchError.self) { try FanOutBenchmark.lockstep(socket: floor.socket, subscribers: 1, samples: 1, timeout: 300) }
+    }
+
     /// The fan-out floor (bench/echo.c --fanout, built here with cc) answers
     /// the benchmark's subscriptions and adds and sends each add on to every
     /// subscriber, so the benchmark reads it as it reads toastd.
