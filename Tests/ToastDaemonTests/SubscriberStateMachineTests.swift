@@ -133,44 +133,38 @@ struct SubscriberStateMachineTests {
         #expect(machine.catchUpTurn() == .none)
     }
 
-    @Test func theLagTimerSparesAReaderAndDropsAStalledOne() {
-        let channel = Channel()
-        var machine = Self.subscriber(buffer: 100)
-        #expect(machine.lagTimerFired(buffered: channel.measure) == .none, "not behind: nothing to watch")
+    /// A subscriber with a buffer of 100 that fell behind holding 100 bytes.
+    static func behind(_ channel: Channel) -> SubscriberStateMachine {
+        var machine = subscriber(buffer: 100)
+        channel.buffered = 0
         _ = machine.send(bytes: 100, seq: 1, buffered: channel.measure)
         channel.buffered = 100
-        _ = machine.send(bytes: 100, seq: 2, buffered: channel.measure)
-        #expect(machine.lagTimerFired(buffered: channel.measure) == .disconnect, "took nothing since it fell behind")
+        #expect(machine.send(bytes: 100, seq: 2, buffered: channel.measure) == .fallBehind)
+        return machine
+    }
 
-        var reader = Self.subscriber(buffer: 100)
-        _ = reader.send(bytes: 100, seq: 1, buffered: channel.measure)
-        _ = reader.send(bytes: 100, seq: 2, buffered: channel.measure)
+    @Test func theLagTimerSparesAReaderAndDropsAStalledOne() {
+        let channel = Channel()
+        var live = Self.subscriber()
+        #expect(live.lagTimerFired(buffered: channel.measure) == .none, "not behind: nothing to watch")
+        var stalled = Self.behind(channel)
+        #expect(stalled.lagTimerFired(buffered: channel.measure) == .disconnect, "took nothing since it fell behind")
+
+        var reader = Self.behind(channel)
         channel.buffered = 90
         #expect(reader.lagTimerFired(buffered: channel.measure) == .rearm, "slow, but reading")
         #expect(reader.lagTimerFired(buffered: channel.measure) == .disconnect, "then nothing for a whole period")
 
         // A reply written while behind is not progress; taking bytes is, and so is a drain.
-        var replied = Self.subscriber(buffer: 100)
-        channel.buffered = 0
-        _ = replied.send(bytes: 100, seq: 1, buffered: channel.measure)
-        channel.buffered = 100
-        _ = replied.send(bytes: 100, seq: 2, buffered: channel.measure)
+        var replied = Self.behind(channel)
         _ = replied.send(bytes: 50, seq: nil, buffered: channel.measure)
         channel.buffered = 150
         #expect(replied.lagTimerFired(buffered: channel.measure) == .disconnect)
-        var readsAndAsks = Self.subscriber(buffer: 100)
-        channel.buffered = 0
-        _ = readsAndAsks.send(bytes: 100, seq: 1, buffered: channel.measure)
-        channel.buffered = 100
-        _ = readsAndAsks.send(bytes: 100, seq: 2, buffered: channel.measure)
+        var readsAndAsks = Self.behind(channel)
         _ = readsAndAsks.send(bytes: 50, seq: nil, buffered: channel.measure)
         channel.buffered = 120
         #expect(readsAndAsks.lagTimerFired(buffered: channel.measure) == .rearm, "it took 30 of the 150")
-        var drained = Self.subscriber(buffer: 100)
-        channel.buffered = 0
-        _ = drained.send(bytes: 100, seq: 1, buffered: channel.measure)
-        channel.buffered = 100
-        _ = drained.send(bytes: 100, seq: 2, buffered: channel.measure)
+        var drained = Self.behind(channel)
         _ = drained.drained(buffered: 0)
         _ = drained.send(bytes: 100, seq: nil, buffered: channel.measure)
         channel.buffered = 100
