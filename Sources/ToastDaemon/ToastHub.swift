@@ -66,6 +66,9 @@ final class ToastHub: @unchecked Sendable {
         (try? channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
     }
     static let burstTrimQuiet = TimeAmount.milliseconds(100)
+    /// How long a stopping daemon waits for each connection to take what it
+    /// was written (the `shutdown` notice last) before it closes it anyway.
+    static let shutdownGrace = TimeAmount.seconds(1)
     /// The newest event whose step was committed and let out: what a
     /// subscriber catching up may be given.
     private var releasedSequence: UInt64 = 0
@@ -555,7 +558,15 @@ final class ToastHub: @unchecked Sendable {
             case .close: break
             }
             let channel = connection.channel
-            closed.append(channel.writeAndFlush(ByteBuffer()).flatMap { channel.close() }.recover { _ in })
+            // A reader that takes nothing would hold the empty write, and the
+            // exit, forever: it is closed with its bytes unsent after the grace.
+            let cutOff = loop.scheduleTask(in: Self.shutdownGrace) { channel.close(promise: nil) }
+            closed.append(
+                channel.writeAndFlush(ByteBuffer()).flatMap {
+                    cutOff.cancel()
+                    return channel.close()
+                }.recover { _ in }
+            )
         }
         return EventLoopFuture.andAllComplete(closed, on: loop)
     }

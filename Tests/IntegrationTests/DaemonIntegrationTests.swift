@@ -434,6 +434,32 @@ struct DaemonIntegrationTests {
         }
     }
 
+    /// A subscriber that never reads, with more written to it than its
+    /// socket takes but less than its bound (so it never falls behind), cannot
+    /// hold the daemon's exit: it is closed after the shutdown's grace.
+    @Test func sigtermExitsPromptlyWithASubscriberThatNeverReads() throws {
+        let daemon = try DaemonFixture()
+        let stalled = try daemon.connect()
+        try stalled.send(["op": "subscribe"])
+        let writer = try daemon.connect()
+        let text = String(repeating: "s", count: 1_000)
+        // 600 events of over 1 KB: more than the socket takes, under the 1 MiB bound.
+        for batch in stride(from: 0, to: 600, by: 100) {
+            for index in batch..<batch + 100 {
+                try writer.send(["op": "add", "toast": ["message": .string("\(index) \(text)"), "duration": "indefinite"]])
+            }
+            for _ in 0..<100 { #expect(try writer.readReply(timeout: 10_000)["ok"] == true) }
+        }
+        daemon.process.terminate()
+        for _ in 0..<1_000 where daemon.process.isRunning { usleep(10_000) }
+        let exited = !daemon.process.isRunning
+        if !exited { kill(daemon.process.processIdentifier, SIGKILL) }
+        #expect(exited, "toastd still running 10 s after SIGTERM")
+        daemon.process.waitUntilExit()
+        #expect(!exited || daemon.process.terminationStatus == 0)
+        _ = stalled
+    }
+
     @Test func sigtermTellsSubscribersRemovesTheSocketAndExitsZero() throws {
         let daemon = try DaemonFixture()
         let watcher = try daemon.subscribe()

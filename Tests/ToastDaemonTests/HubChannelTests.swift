@@ -214,6 +214,35 @@ struct HubChannelTests {
         #expect(try Harness.lines(plain).isEmpty)
         #expect(!watcher.isActive && !plain.isActive)
     }
+
+    /// A subscriber that takes nothing cannot hold the daemon's exit: once
+    /// the grace has passed it is closed with its bytes unsent, and the
+    /// others are closed as usual.
+    @Test func shutdownClosesASubscriberThatTakesNothingAfterTheGrace() throws {
+        let harness = try Harness()
+        let stall = StallingWriter()
+        let stalled = try harness.connect([stall])
+        try harness.send([.subscribe(Request.Subscribe(snapshot: false))], on: stalled)
+        let watcher = try harness.connect()
+        try harness.send([.subscribe(Request.Subscribe(snapshot: false))], on: watcher)
+        _ = try Harness.lines(watcher)
+        let done = harness.hub.shutdown(reason: "test")
+        harness.loop.run()
+        #expect(!watcher.isActive, "closed once written")
+        #expect(stalled.isActive, "still waiting within the grace")
+        let finished = Flag()
+        done.whenComplete { _ in finished.raised = true }
+        harness.loop.advanceTime(by: ToastHub.shutdownGrace - .milliseconds(1))
+        #expect(!finished.raised)
+        harness.loop.advanceTime(by: .milliseconds(1))
+        #expect(!stalled.isActive)
+        #expect(finished.raised)
+    }
+}
+
+/// Set from a callback on the embedded loop, which runs on the test's thread.
+final class Flag: @unchecked Sendable {
+    var raised = false
 }
 
 /// A socket whose peer never reads: writes are held, never completed.
