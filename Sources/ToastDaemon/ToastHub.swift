@@ -60,15 +60,15 @@ final class ToastHub: @unchecked Sendable {
     var burstTrim = BurstTrim(thresholdBytes: ToastHub.burstTrimBytes)
     var releaseFreePages: () -> Void = BurstTrim.releaseFreePages
     static let burstTrimBytes = 4 << 20
+    static let burstTrimQuiet = TimeAmount.milliseconds(100)
+    /// How long a stopping daemon waits for each connection to take what it
+    /// was written (the `shutdown` notice last) before it closes it anyway.
+    static let shutdownGrace = TimeAmount.seconds(1)
     /// The bytes a connection's channel holds that the kernel has not taken
     /// (tests stand in for a kernel that takes nothing).
     var bufferedBytes: (any Channel) -> Int = { channel in
         (try? channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
     }
-    static let burstTrimQuiet = TimeAmount.milliseconds(100)
-    /// How long a stopping daemon waits for each connection to take what it
-    /// was written (the `shutdown` notice last) before it closes it anyway.
-    static let shutdownGrace = TimeAmount.seconds(1)
     /// The newest event whose step was committed and let out: what a
     /// subscriber catching up may be given.
     private var releasedSequence: UInt64 = 0
