@@ -29,7 +29,7 @@
 /// fit under that bound. A live subscriber whose reader keeps up is asked
 /// about once a buffer's worth of bytes. (Each write used to carry a promise
 /// that counted it off when the kernel took it: at 128 subscribers that was
-/// a third of the daemon's instructions per subscriber and event.)
+/// two fifths of the daemon's instructions per subscriber and event.)
 struct SubscriberStateMachine: Sendable, Hashable {
     struct Limits: Sendable, Hashable {
         /// Unwritten bytes a subscriber may hold before it falls behind.
