@@ -209,7 +209,7 @@ public struct BoundedRegex: Sendable {
         return (Unicode.Scalar(value) ?? "\u{FFFD}", width)
     }
 
-    func consumes(_ instruction: Instruction, _ scalar: Unicode.Scalar) -> Bool {
+    private func consumes(_ instruction: Instruction, _ scalar: Unicode.Scalar) -> Bool {
         switch instruction {
         case .scalar(let expected): scalar == expected
         case .any: true
