@@ -34,11 +34,7 @@ public enum FanOutBenchmark {
         var sent: [UInt64] = []
         switch readers {
         case .oneThread, .oneSpinningThread:
-            let listeners = try (0..<subscribers).map { _ in try LineSocket(path: socket) }
-            for listener in listeners {
-                try listener.write(RequestLine.subscribeLive)
-                _ = try listener.readLine()
-            }
+            let listeners = try subscribe(subscribers, to: socket)
             let spinning = if case .oneSpinningThread = readers { true } else { false }
             let times = Locked<Result<[[UInt64]], any Error>>(.success([]))
             let sentTimes = Locked<Result<[UInt64], any Error>>(.success([]))
@@ -66,12 +62,27 @@ public enum FanOutBenchmark {
         return latencies
     }
 
+    /// `count` live subscriptions (no snapshot), each answered.
+    static func subscribe(_ count: Int, to socket: String, timeout: Int32 = 10_000) throws -> [LineSocket] {
+        let listeners = try (0..<count).map { _ in try LineSocket(path: socket) }
+        for listener in listeners {
+            try listener.write(RequestLine.subscribeLive)
+            _ = try listener.readLine(timeout: timeout)
+        }
+        return listeners
+    }
+
+    /// Sample `sample`'s add: shown at once (a scene of its own) and until cleared.
+    static func addLine(tag: String, sample: Int) -> [UInt8] {
+        RequestLine.add(Toast(message: "\(tag)\(sample)", duration: .indefinite, scene: "fanout-\(sample)"))
+    }
+
     /// Adds the samples one at a time, each after the last one's reply and
     /// a pause; when each was written.
     static func addAll(_ adder: LineSocket, tag: String, samples: Int, pause: UInt32) throws -> [UInt64] {
         var sent = [UInt64](repeating: 0, count: samples)
         for sample in 0..<samples {
-            let line = RequestLine.add(Toast(message: "\(tag)\(sample)", duration: .indefinite, scene: "fanout-\(sample)"))
+            let line = addLine(tag: tag, sample: sample)
             sent[sample] = monotonicNanoseconds()
             try adder.write(line)
             _ = try adder.readLine()
@@ -127,15 +138,11 @@ public enum FanOutBenchmark {
     public static func lockstep(socket: String, subscribers: Int, samples: Int, timeout: Int32 = 60_000) throws -> Int {
         let tag = "lockstep-\(monotonicNanoseconds() % 1_000_000)-"
         let needle = Self.needle(for: tag)
-        let listeners = try (0..<subscribers).map { _ in try LineSocket(path: socket) }
-        for listener in listeners {
-            try listener.write(RequestLine.subscribeLive)
-            _ = try listener.readLine(timeout: timeout)
-        }
+        let listeners = try subscribe(subscribers, to: socket, timeout: timeout)
         let adder = try LineSocket(path: socket)
         var read = 0
         for sample in 0..<samples {
-            try adder.write(RequestLine.add(Toast(message: "\(tag)\(sample)", duration: .indefinite, scene: "lockstep-\(sample)")))
+            try adder.write(addLine(tag: tag, sample: sample))
             _ = try adder.readLine(timeout: timeout)
             for (index, listener) in listeners.enumerated() {
                 var seen = false
@@ -172,9 +179,7 @@ public enum FanOutBenchmark {
     /// it has seen every sample of `tag`, then says when each arrived
     /// (monotonic nanoseconds) on one line.
     public static func view(socket: String, samples: Int, tag: String, emit: (String) -> Void) throws {
-        let listener = try LineSocket(path: socket)
-        try listener.write(RequestLine.subscribeLive)
-        _ = try listener.readLine()
+        let listener = try subscribe(1, to: socket)[0]
         emit("ready")
         let needle = Self.needle(for: tag)
         var times = [UInt64](repeating: 0, count: samples)
