@@ -21,7 +21,7 @@ public struct EventRouter: Sendable {
     /// Subscribers in connection order, so that deliveries are deterministic.
     private var subscribers: [ConnectionID] = []
     /// The open connections that added each live toast.
-    private var origins: [ToastID: [ConnectionID]] = [:]
+    private var origins = IDTable<[ConnectionID]>(filler: [])
 
     public init() {}
 

@@ -1,19 +1,19 @@
 /// The scheduler's live toasts, found by id: shown records lie densely in
-/// one array, queued ones packed (`PackedRecord`) in another, and a
-/// dictionary maps each id to its slot.
+/// one array, queued ones packed (`PackedRecord`) in another, and an
+/// `IDTable` maps each id to its slot.
 ///
 /// A `[ToastID: ToastRecord]` kept each 232-byte record in a hash table
 /// whose slots are at most three-quarters full and grow by doubling: with
 /// 100,000 toasts it had 262,144 slots of 240 bytes, 63 MB, most of them
 /// empty (docs/BENCHMARKS.md, "Memory"). Here the empty slots of the
-/// dictionary cost 12 bytes each, the arrays only their growth margin, and
+/// index cost 16 bytes each, the arrays only their growth margin, and
 /// a waiting toast about its text's size. Removing swaps the last record
 /// of its array into the freed slot.
 struct RecordTable: Sendable {
     private var shown: [ToastRecord] = []
     private var queued: [PackedRecord] = []
     /// A slot in `shown`, or `~slot` (negative) in `queued`.
-    private var index: [ToastID: Int32] = [:]
+    private var index = IDTable<Int32>(filler: 0)
 
     var count: Int { shown.count + queued.count }
 
@@ -72,10 +72,10 @@ struct RecordTable: Sendable {
         } else {
             Self.swapRemove(&queued, at: Int(~slot)) { index[$0.id] = slot }
         }
-        // Give back what a table that held many more no longer needs.
-        if Self.shrink(&shown) || Self.shrink(&queued) {
-            index = index.reduce(into: [ToastID: Int32](minimumCapacity: count)) { $0[$1.key] = $1.value }
-        }
+        // Give back what arrays that held many more no longer need (the
+        // index shrinks itself).
+        Self.shrink(&shown)
+        Self.shrink(&queued)
     }
 
     /// Removes the element at `slot` by moving the last one into it, and
@@ -88,13 +88,12 @@ struct RecordTable: Sendable {
         }
     }
 
-    /// Halves what an array that held many more no longer needs; true if it did.
-    private static func shrink<Element>(_ array: inout [Element]) -> Bool {
-        guard array.capacity > 1_024 && array.count < array.capacity / 4 else { return false }
+    /// Halves what an array that held many more no longer needs.
+    private static func shrink<Element>(_ array: inout [Element]) {
+        guard array.capacity > 1_024 && array.count < array.capacity / 4 else { return }
         var compact: [Element] = []
         compact.reserveCapacity(array.count * 2)
         compact.append(contentsOf: array)
         array = compact
-        return true
     }
 }

@@ -440,7 +440,7 @@ public struct SchedulerStateMachine: Sendable {
         for id in sources.values[index].cancelOnNext.sorted() {
             end(id, dismissed: .invalidated, cancelled: .superseded)
         }
-        for id in (sources[source]?.invalidateOnNext ?? []).sorted() {
+        for id in (sources[source]?.invalidateOnNext ?? IDSet()).sorted() {
             end(id, dismissed: .invalidated, cancelled: .superseded)
         }
     }
@@ -602,10 +602,11 @@ public struct SchedulerStateMachine: Sendable {
         let sameSource = old.flatMap { old in new.map { $0.id == old.id && $0.sourceKey == old.sourceKey } } ?? false
         if let old {
             if sameSource {
-                sources[old.sourceKey]?.move(from: old, to: new!)
-            } else {
-                sources[old.sourceKey]?.remove(old)
-                if sources[old.sourceKey]?.isEmpty == true { sources[old.sourceKey] = nil }
+                // Only a change of subset needs the entry (and the source's name hashed).
+                if SourceEntry.changesSubsets(from: old, to: new!) { sources[old.sourceKey]?.move(from: old, to: new!) }
+            } else if let index = sources.index(forKey: old.sourceKey) {
+                sources.values[index].remove(old)
+                if sources.values[index].isEmpty { sources.remove(at: index) }
             }
             if !keepsIdentity { identities.remove(Identity(old.toast), old.id) }
             if old.expiresAt != nil { timedCount -= 1 }
@@ -636,9 +637,11 @@ public struct SchedulerStateMachine: Sendable {
     /// `records` is read without copying either (copy-on-write would
     /// otherwise copy the whole queue or the whole record table).
     private mutating func takeQueue(_ key: StackKey) -> WaitQueue? {
-        guard stacks[key] != nil else { return nil }
-        defer { stacks[key]!.queue = WaitQueue() }
-        return stacks[key]!.queue
+        // One lookup of the key (hashing a scene's name), not three.
+        guard let index = stacks.index(forKey: key) else { return nil }
+        var queue = WaitQueue()
+        swap(&queue, &stacks.values[index].queue)
+        return queue
     }
 
     /// Takes the oldest waiting toast of a stack that may still be shown.
@@ -719,11 +722,11 @@ extension SchedulerStateMachine {
 
     /// A source's toasts, with the subsets its next toast or its end act on.
     struct SourceEntry: Sendable {
-        var all: Set<ToastID> = []
+        var all = IDSet()
         /// Waiting toasts with cancellation `always`.
-        var cancelOnNext: Set<ToastID> = []
+        var cancelOnNext = IDSet()
         /// Shown toasts with the `contextChanged` invalidation option.
-        var invalidateOnNext: Set<ToastID> = []
+        var invalidateOnNext = IDSet()
         /// The id of the newest toast the source added (not a dedupe): a
         /// waiting `contextChanged` toast older than it is stale.
         var newest: ToastID = 0
@@ -745,13 +748,24 @@ extension SchedulerStateMachine {
             invalidateOnNext.remove(record.id)
         }
 
+        private static func cancels(_ record: ToastRecord) -> Bool {
+            record.state == .queued && record.toast.cancellation == .always
+        }
+
+        private static func invalidates(_ record: ToastRecord) -> Bool {
+            record.state == .shown && record.toast.invalidation.contains(.contextChanged)
+        }
+
+        /// Whether the same toast in a new state joins or leaves a subset
+        /// (if not, `move` would change nothing).
+        static func changesSubsets(from old: ToastRecord, to new: ToastRecord) -> Bool {
+            cancels(old) != cancels(new) || invalidates(old) != invalidates(new)
+        }
+
         /// The same toast in a new state: `all` and `newest` stay as they
         /// are, and each subset changes only if its membership does.
         mutating func move(from old: ToastRecord, to new: ToastRecord) {
-            func cancels(_ record: ToastRecord) -> Bool { record.state == .queued && record.toast.cancellation == .always }
-            func invalidates(_ record: ToastRecord) -> Bool {
-                record.state == .shown && record.toast.invalidation.contains(.contextChanged)
-            }
+            let (cancels, invalidates) = (Self.cancels, Self.invalidates)
             if cancels(old) != cancels(new) {
                 if cancels(new) { cancelOnNext.insert(new.id) } else { cancelOnNext.remove(new.id) }
             }

@@ -1,0 +1,182 @@
+/// A hash table keyed by toast id, for the scheduler's indexes of live
+/// toasts (`RecordTable`, a source's toasts, the router's adders).
+///
+/// Swift's `Dictionary` hashes every key with seeded SipHash, which is what
+/// a table of keys chosen by strangers needs. Toast ids are chosen by the
+/// scheduler: consecutive integers from 1. Multiplied by 2⁶⁴/φ (Fibonacci
+/// hashing), consecutive ids land in distinct, evenly spread slots, so a
+/// lookup is a multiply, a shift and usually one comparison. In the ingest
+/// profile the `Dictionary`s and `Set`s of ids hashed 32 times an add, 5% of
+/// the event loop's instructions (docs/BENCHMARKS.md, "Ids hashed by
+/// multiplication").
+///
+/// Open addressing with linear probing; a removal shifts the entries that
+/// follow back into place (no tombstones). The table doubles at three
+/// quarters full and halves below one eighth, so 100,000 toasts then a
+/// `clear` give the memory back. Id 0 is never a toast's: looking it up
+/// finds nothing, and storing it is a programming error.
+struct IDTable<Value>: Sendable where Value: Sendable {
+    private struct Slot: Sendable {
+        /// 0 when empty.
+        var key: ToastID
+        var value: Value
+    }
+
+    private var slots: ContiguousArray<Slot> = []
+    /// 64 minus log2 of the slot count: a key's home slot is the top bits of its product.
+    private var shift: UInt64 = 64
+    /// What an empty slot holds (never read as a value).
+    private let filler: Value
+    private(set) var count = 0
+
+    /// The smallest table allocated, in slots.
+    private static var minimumSlots: Int { 8 }
+
+    init(filler: Value) {
+        self.filler = filler
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    /// Slots allocated (tests: the table grows and shrinks).
+    var slotCount: Int { slots.count }
+
+    subscript(key: ToastID) -> Value? {
+        get {
+            guard let slot = find(key).found else { return nil }
+            return slots[slot].value
+        }
+        set {
+            if let newValue { insert(newValue, forKey: key) } else { removeValue(forKey: key) }
+        }
+    }
+
+    /// The value for `key`, created from `default` if absent, changed in place.
+    subscript(key: ToastID, default value: @autoclosure () -> Value) -> Value {
+        get { self[key] ?? value() }
+        _modify {
+            var slot: Int
+            switch find(key) {
+            case (let found?, _):
+                slot = found
+            case (nil, _):
+                slot = insertNew(value(), forKey: key)
+            }
+            yield &slots[slot].value
+        }
+    }
+
+    func contains(_ key: ToastID) -> Bool { find(key).found != nil }
+
+    /// Every key, in no particular order.
+    var keys: [ToastID] {
+        var keys: [ToastID] = []
+        keys.reserveCapacity(count)
+        for slot in slots where slot.key != 0 { keys.append(slot.key) }
+        return keys
+    }
+
+    /// Sets the value for `key`; returns the value it replaced.
+    @discardableResult
+    mutating func insert(_ value: Value, forKey key: ToastID) -> Value? {
+        if let found = find(key).found {
+            let old = slots[found].value
+            slots[found].value = value
+            return old
+        }
+        insertNew(value, forKey: key)
+        return nil
+    }
+
+    @discardableResult
+    mutating func removeValue(forKey key: ToastID) -> Value? {
+        guard let found = find(key).found else { return nil }
+        let old = slots[found].value
+        removeSlot(found)
+        if slots.count > Self.minimumSlots && count < slots.count / 8 { resize(to: slots.count / 2) }
+        return old
+    }
+
+    // MARK: - Probing
+
+    @inline(__always)
+    private func home(_ key: ToastID) -> Int {
+        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> shift)
+    }
+
+    /// Where `key` is (`found`), or the empty slot where it would go.
+    @inline(__always)
+    private func find(_ key: ToastID) -> (found: Int?, empty: Int) {
+        guard key != 0, !slots.isEmpty else { return (nil, -1) }
+        let mask = slots.count - 1
+        var slot = home(key)
+        while true {
+            let here = slots[slot].key
+            if here == key { return (slot, -1) }
+            if here == 0 { return (nil, slot) }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// Stores a key known to be absent; returns its slot.
+    @discardableResult
+    private mutating func insertNew(_ value: Value, forKey key: ToastID) -> Int {
+        precondition(key != 0, "0 is not a toast id")
+        if (count + 1) * 4 > slots.count * 3 { resize(to: max(Self.minimumSlots, slots.count * 2)) }
+        let slot = find(key).empty
+        slots[slot] = Slot(key: key, value: value)
+        count += 1
+        return slot
+    }
+
+    /// Empties `slot`, then moves back each entry after it that probing
+    /// would no longer reach past the hole.
+    private mutating func removeSlot(_ slot: Int) {
+        let mask = slots.count - 1
+        var hole = slot
+        var next = (slot + 1) & mask
+        while slots[next].key != 0 {
+            let wanted = home(slots[next].key)
+            // Whether `wanted` lies cyclically in (hole, next]: if not, the
+            // entry at `next` may move into the hole.
+            let stays = hole <= next ? (hole < wanted && wanted <= next) : (hole < wanted || wanted <= next)
+            if !stays {
+                slots[hole] = slots[next]
+                hole = next
+            }
+            next = (next + 1) & mask
+        }
+        slots[hole] = Slot(key: 0, value: filler)
+        count -= 1
+    }
+
+    private mutating func resize(to slotCount: Int) {
+        let old = slots
+        slots = ContiguousArray(repeating: Slot(key: 0, value: filler), count: slotCount)
+        shift = UInt64(64 - slotCount.trailingZeroBitCount)
+        for slot in old where slot.key != 0 {
+            slots[find(slot.key).empty] = slot
+        }
+    }
+}
+
+/// A set of toast ids, on the same table.
+struct IDSet: Sendable {
+    private var table = IDTable<Void>(filler: ())
+
+    init() {}
+
+    var count: Int { table.count }
+    var isEmpty: Bool { table.isEmpty }
+    func contains(_ id: ToastID) -> Bool { table.contains(id) }
+
+    mutating func insert(_ id: ToastID) { table.insert((), forKey: id) }
+
+    mutating func remove(_ id: ToastID) {
+        // An empty set is the common case for a source's subsets.
+        if !table.isEmpty { table.removeValue(forKey: id) }
+    }
+
+    /// The ids, smallest first.
+    func sorted() -> [ToastID] { table.keys.sorted() }
+}

@@ -1,0 +1,104 @@
+import Testing
+
+@testable import ToastCore
+
+@Suite("The id table")
+struct IDTableTests {
+    /// SplitMix64, so that a failing sequence can be replayed from its seed.
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// Random inserts, replacements and removals against a `Dictionary`:
+    /// dense consecutive ids (the scheduler's), which fill runs of slots and
+    /// wrap around the table's end, and sparse ones over all 64 bits, whose
+    /// home slots collide.
+    @Test(arguments: [UInt64(300), 5_000, .max])
+    func behavesLikeADictionary(largestID: UInt64) {
+        var generator = Generator(state: largestID)
+        var table = IDTable<Int>(filler: -1)
+        var model: [ToastID: Int] = [:]
+        // A small pool of the sparse keys, so that they are met again.
+        let pool = (0..<400).map { _ in ToastID.random(in: 1...largestID, using: &generator) }
+        for step in 0..<40_000 {
+            let id = pool[Int.random(in: 0..<pool.count, using: &generator)]
+            switch Int.random(in: 0..<5, using: &generator) {
+            case 0, 1:
+                #expect(table.insert(step, forKey: id) == model.updateValue(step, forKey: id))
+            case 2:
+                table[id, default: 0] += 1
+                model[id, default: 0] += 1
+            case 3:
+                #expect(table.removeValue(forKey: id) == model.removeValue(forKey: id))
+            default:
+                table[id] = nil
+                model[id] = nil
+            }
+            #expect(table[id] == model[id])
+            #expect(table.contains(id) == (model[id] != nil))
+            if step % 1_000 == 0 {
+                #expect(table.count == model.count)
+                #expect(table.keys.sorted() == model.keys.sorted())
+                for (key, value) in model { #expect(table[key] == value) }
+            }
+        }
+        for (key, value) in model { #expect(table[key] == value) }
+    }
+
+    /// Removing from the middle of a run of collided keys must keep every
+    /// key after the hole reachable, including runs that wrap past the end.
+    @Test func removalsKeepTheRestOfARunReachable() {
+        for size in [8, 16, 64] {
+            var table = IDTable<ToastID>(filler: 0)
+            let ids = (1...ToastID(size * 3 / 4 - 1)).map { $0 }
+            for id in ids { table[id] = id }
+            #expect(table.slotCount == size)
+            for removed in ids {
+                var copy = table
+                copy[removed] = nil
+                for id in ids { #expect(copy[id] == (id == removed ? nil : id), "slots \(size), removed \(removed), looked up \(id)") }
+            }
+        }
+    }
+
+    @Test func zeroIsNeverFound() {
+        var table = IDTable<Int>(filler: 7)
+        #expect(table[0] == nil)
+        table[1] = 1
+        #expect(table[0] == nil)
+        #expect(!table.contains(0))
+        #expect(table.removeValue(forKey: 0) == nil)
+        #expect(table.count == 1)
+    }
+
+    /// It doubles at three quarters full and halves below an eighth, so a
+    /// drained table gives its memory back.
+    @Test func growsAndShrinks() {
+        var table = IDTable<Int32>(filler: 0)
+        #expect(table.slotCount == 0)
+        for id in 1...100_000 { table[ToastID(id)] = Int32(id) }
+        #expect(table.slotCount == 262_144)
+        for id in 1...99_990 { table[ToastID(id)] = nil }
+        #expect(table.count == 10)
+        #expect(table.slotCount <= 128)
+        for id in 99_991...100_000 { #expect(table[ToastID(id)] == Int32(id)) }
+    }
+
+    @Test func setsOfIDs() {
+        var set = IDSet()
+        set.remove(4)
+        #expect(set.isEmpty)
+        for id: ToastID in [9, 3, 27, 3] { set.insert(id) }
+        #expect(set.count == 3)
+        #expect(set.contains(27) && !set.contains(4))
+        set.remove(9)
+        #expect(set.sorted() == [3, 27])
+    }
+}
