@@ -434,9 +434,7 @@ public struct SchedulerStateMachine: Sendable {
     /// promotions it causes, then the new toast.
     private mutating func applySourceTriggers(_ source: String) {
         // One lookup in the common case, a source with nothing to end.
-        guard let index = sources.index(forKey: source) else { return }
-        sources.values[index].newest = nextID
-        guard !sources.values[index].cancelOnNext.isEmpty || !sources.values[index].invalidateOnNext.isEmpty else { return }
+        guard let index = sources.index(forKey: source), sources.values[index].noteNewest(nextID) else { return }
         for id in sources.values[index].cancelOnNext.sorted() {
             end(id, dismissed: .invalidated, cancelled: .superseded)
         }
@@ -604,9 +602,8 @@ public struct SchedulerStateMachine: Sendable {
             if sameSource {
                 // Only a change of subset needs the entry (and the source's name hashed).
                 if SourceEntry.changesSubsets(from: old, to: new!) { sources[old.sourceKey]?.move(from: old, to: new!) }
-            } else if let index = sources.index(forKey: old.sourceKey) {
-                sources.values[index].remove(old)
-                if sources.values[index].isEmpty { sources.remove(at: index) }
+            } else if let index = sources.index(forKey: old.sourceKey), sources.values[index].remove(old) {
+                sources.remove(at: index)
             }
             if !keepsIdentity { identities.remove(Identity(old.toast), old.id) }
             if old.expiresAt != nil { timedCount -= 1 }
@@ -731,8 +728,6 @@ extension SchedulerStateMachine {
         /// waiting `contextChanged` toast older than it is stale.
         var newest: ToastID = 0
 
-        var isEmpty: Bool { all.isEmpty }
-
         mutating func insert(_ record: ToastRecord) {
             all.insert(record.id)
             newest = max(newest, record.id)
@@ -742,10 +737,23 @@ extension SchedulerStateMachine {
             }
         }
 
-        mutating func remove(_ record: ToastRecord) {
+        // The two methods below answer as they change the entry: read
+        // through `Dictionary.Values`' getter, each answer was a copy of the
+        // whole entry (its three sets retained and released).
+
+        /// Removes a toast; true if none of the source's toasts is left.
+        mutating func remove(_ record: ToastRecord) -> Bool {
             all.remove(record.id)
             cancelOnNext.remove(record.id)
             invalidateOnNext.remove(record.id)
+            return all.isEmpty
+        }
+
+        /// Records `id` as the source's newest toast; true if a new toast
+        /// has toasts of the source to end (`applySourceTriggers`).
+        mutating func noteNewest(_ id: ToastID) -> Bool {
+            newest = id
+            return !cancelOnNext.isEmpty || !invalidateOnNext.isEmpty
         }
 
         private static func cancels(_ record: ToastRecord) -> Bool {
