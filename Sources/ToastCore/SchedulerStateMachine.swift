@@ -43,6 +43,13 @@ public struct SchedulerStateMachine: Sendable {
         self.configuration = configuration
     }
 
+    /// A scheduler whose identity index files identities under
+    /// `identityHash` (tests: a constant makes every identity collide).
+    init(configuration: SchedulerConfiguration, identityHash: @escaping @Sendable (Identity) -> Int) {
+        self.configuration = configuration
+        identities = IdentityIndex(hash: identityHash)
+    }
+
     /// The id the next new toast will get.
     public var nextToastID: ToastID { nextID }
 
@@ -253,10 +260,24 @@ public struct SchedulerStateMachine: Sendable {
         identities.find(identity, identity: records.identity(of:))
     }
 
+    /// The live toast with this identity, its record unpacked once: the
+    /// index's check that the toast holds the identity reads the record,
+    /// and reading it again for the caller was a second unpacking of a
+    /// waiting toast on every re-add (a third of the ingest's adds).
+    private func holderRecord(of identity: Identity) -> ToastRecord? {
+        var checked: ToastRecord?
+        let id = identities.find(identity) { id in
+            checked = records[id]
+            return checked.map { Identity($0.toast) }
+        }
+        guard let id else { return nil }
+        return checked?.id == id ? checked : records[id]
+    }
+
     public func record(for target: ToastTarget) -> ToastRecord? {
         switch target {
         case .id(let id): records[id]
-        case .reuseID(let reuseID, let scene): holder(of: .reuse(scene: scene, id: reuseID)).flatMap { records[$0] }
+        case .reuseID(let reuseID, let scene): holderRecord(of: .reuse(scene: scene, id: reuseID))
         }
     }
 
@@ -294,7 +315,7 @@ public struct SchedulerStateMachine: Sendable {
         let identity = Identity(toast)
         let source = toast.source ?? Self.anonymousSource
 
-        if let existingID = holder(of: identity), let existing = records[existingID] {
+        if let existing = holderRecord(of: identity) {
             if existing.toast.alignment == toast.alignment {
                 return .added(dedupe(existing, with: toast), deduped: true, replaced: nil)
             }

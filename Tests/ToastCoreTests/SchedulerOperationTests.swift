@@ -27,6 +27,33 @@ struct SchedulerOperationTests {
         #expect(h.machine.count == 2)
     }
 
+    /// With every identity filed under one hash, all but the first go to
+    /// the index's overflow table: a re-add or an update by reuse id must
+    /// still find its own toast, never the one checked under the hash.
+    @Test func collidingIdentitiesStillFindTheirOwnToast() {
+        var h = SchedulerHarness()
+        h.machine = SchedulerStateMachine(configuration: SchedulerConfiguration(), identityHash: { _ in 7 })
+        let a = h.add(toast("a", reuseID: "a"))
+        let b = h.add(toast("b", reuseID: "b"))
+        let c = h.add(toast("c"))
+        guard case .success(.added(let again, deduped: true, replaced: nil)) = h.send(.add(toast("b, again", reuseID: "b"))).reply else {
+            Issue.record("expected b to be deduped")
+            return
+        }
+        #expect(again.id == b)
+        #expect(again.toast.message == "b, again")
+        guard case .success(.added(let content, deduped: true, replaced: nil)) = h.send(.add(toast("c"))).reply else {
+            Issue.record("expected c to be deduped")
+            return
+        }
+        #expect(content.id == c)
+        h.send(.update(.reuseID("a", scene: "default"), ToastPatch(message: "a, updated")))
+        #expect(h.machine.record(a)?.toast.message == "a, updated")
+        #expect(h.machine.record(b)?.toast.message == "b, again")
+        #expect(h.machine.record(for: .reuseID("b", scene: "default"))?.id == b)
+        #expect(h.machine.count == 3)
+    }
+
     /// `state(of:)` answers as the record would, for shown, queued
     /// (packed) and ended toasts, without unpacking.
     @Test func stateOfAToastAgreesWithItsRecord() {
