@@ -1,5 +1,6 @@
 /// A hash table keyed by toast id, for the scheduler's indexes of live
-/// toasts (`RecordTable`, a source's toasts, the router's adders).
+/// toasts (`RecordTable`, a source's toasts, the router's adders), and by
+/// the seeded identity hashes of `IdentityIndex`.
 ///
 /// Swift's `Dictionary` hashes every key with seeded SipHash, which is what
 /// a table of keys chosen by strangers needs. Toast ids are chosen by the
@@ -14,7 +15,9 @@
 /// follow back into place (no tombstones). The table doubles at three
 /// quarters full and halves below one eighth, so 100,000 toasts then a
 /// `clear` give the memory back. Id 0 is never a toast's: looking it up
-/// finds nothing, and storing it is a programming error.
+/// finds nothing, and storing it is a programming error. (Keys of random
+/// bits spread as well as consecutive ones; keys from a stranger would
+/// need a seeded hash, and do not belong here.)
 struct IDTable<Value>: Sendable where Value: Sendable {
     private struct Slot: Sendable {
         /// 0 when empty.

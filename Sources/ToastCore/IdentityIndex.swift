@@ -9,7 +9,9 @@
 /// (`identity(of:)`), and an identity whose hash is taken by another goes
 /// to a small overflow table keyed by the identity itself.
 struct IdentityIndex: Sendable {
-    private var byHash: [Int: ToastID] = [:]
+    /// Keyed by `key(_:)`: the hashes are seeded at random, so the table
+    /// need not hash them again (an `[Int: ToastID]` ran SipHash over each).
+    private var byHash = IDTable<ToastID>(filler: 0)
     private var overflow: [SchedulerStateMachine.Identity: ToastID] = [:]
     /// The hash an identity is kept under (a test forces collisions with it).
     private let hash: @Sendable (SchedulerStateMachine.Identity) -> Int
@@ -78,30 +80,36 @@ struct IdentityIndex: Sendable {
 
     var count: Int { byHash.count + overflow.count }
 
+    /// An identity's hash as `byHash`'s key, which is never 0 (the table's empty slot).
+    private func key(_ identity: SchedulerStateMachine.Identity) -> UInt64 {
+        let key = UInt64(UInt(bitPattern: hash(identity)))
+        return key == 0 ? 1 : key
+    }
+
     /// The toast with `identity`; `identity(of:)` names the identity of a live toast.
     func find(
         _ identity: SchedulerStateMachine.Identity, identity of: (ToastID) -> SchedulerStateMachine.Identity?
     ) -> ToastID? {
-        if let id = byHash[hash(identity)], of(id) == identity { return id }
+        if let id = byHash[key(identity)], of(id) == identity { return id }
         return overflow.isEmpty ? nil : overflow[identity]
     }
 
     mutating func insert(
         _ identity: SchedulerStateMachine.Identity, _ id: ToastID, identity of: (ToastID) -> SchedulerStateMachine.Identity?
     ) {
-        let hash = self.hash(identity)
-        if let holder = byHash[hash], holder != id, let held = of(holder), held != identity {
+        let key = self.key(identity)
+        if let holder = byHash[key], holder != id, let held = of(holder), held != identity {
             overflow[identity] = id
         } else {
-            byHash[hash] = id
+            byHash[key] = id
         }
     }
 
     /// Forgets `identity` if `id` holds it.
     mutating func remove(_ identity: SchedulerStateMachine.Identity, _ id: ToastID) {
-        let hash = self.hash(identity)
-        if byHash[hash] == id {
-            byHash[hash] = nil
+        let key = self.key(identity)
+        if byHash[key] == id {
+            byHash[key] = nil
         } else if overflow[identity] == id {
             overflow[identity] = nil
         }
