@@ -161,7 +161,7 @@ public struct SchedulerStateMachine: Sendable {
             return try update(target, patch)
         case .remove(let target):
             let record = try resolve(target)
-            end(record.id, dismissed: .removed, cancelled: .removed)
+            end(record, dismissed: .removed, cancelled: .removed)
             return .ended(record)
         case .dismiss(let target):
             let record = try resolve(target)
@@ -171,7 +171,7 @@ public struct SchedulerStateMachine: Sendable {
                     "toast \(record.id) is not dismissible; its sender must remove it (or use remove)"
                 )
             }
-            end(record.id, dismissed: .user, cancelled: .user)
+            end(record, dismissed: .user, cancelled: .user)
             return .ended(record)
         case .invoke(let target, let actionID):
             let record = try resolve(target)
@@ -187,7 +187,7 @@ public struct SchedulerStateMachine: Sendable {
             emit(.action(record, actionID: actionID))
             // A resident toast stays: its action may be invoked again.
             if record.toast.resident { return .invoked(record) }
-            end(record.id, dismissed: .action, cancelled: .action)
+            end(record, dismissed: .action, cancelled: .action)
             return .ended(record)
         case .clear(let scope):
             return clear(scope)
@@ -321,7 +321,7 @@ public struct SchedulerStateMachine: Sendable {
             }
             // The same toast, moved to another stack: it is replaced.
             try checkLimits(source: source, freeing: existing)
-            end(existing.id, dismissed: .replaced, cancelled: .replaced)
+            end(existing, dismissed: .replaced, cancelled: .replaced)
             applySourceTriggers(source)
             return .added(insert(toast), deduped: false, replaced: existing.id)
         }
@@ -586,6 +586,15 @@ public struct SchedulerStateMachine: Sendable {
         _ id: ToastID, dismissed: DismissReason, cancelled: CancelReason, refill: Bool = true, dequeued: Bool = false
     ) {
         guard let record = records[id] else { return }
+        end(record, dismissed: dismissed, cancelled: cancelled, refill: refill, dequeued: dequeued)
+    }
+
+    /// Ends a toast whose record the caller has just read (and not changed
+    /// since): a waiting toast is not unpacked again.
+    private mutating func end(
+        _ record: ToastRecord, dismissed: DismissReason, cancelled: CancelReason, refill: Bool = true, dequeued: Bool = false
+    ) {
+        let id = record.id
         let key = record.stack
         store(nil, replacing: record)
         switch record.state {
