@@ -36,6 +36,16 @@ final class ToastHub: @unchecked Sendable {
     /// the logger is fixed, and asking its handler cost a step's reply copy
     /// and an existential call on every line.
     private let logsToasts: Bool
+    // `service`, `outbox` and `watchers` are read and changed on every line,
+    // and each access of a class's stored property was a dynamic exclusivity
+    // check (`swift_beginAccess`, a thread-local lookup; 1.4% of the event
+    // loop in the ingest, docs/BENCHMARKS.md, section 2). They are
+    // @exclusivity(unchecked): the hub runs on its one event loop, and every
+    // access to them is a call into a value type (`ToastService`,
+    // `StepOutbox`) or an array that calls nothing back, so two accesses
+    // cannot overlap. Any property whose access can run a callback into the
+    // hub (`connections`: channels) stays checked.
+    @exclusivity(unchecked)
     private var service: ToastService
     private let clock = DaemonClock()
     private var connections: [Int: Connection] = [:]
@@ -54,6 +64,7 @@ final class ToastHub: @unchecked Sendable {
     /// RELOADING=1 and READY=1 around a reload.
     var serviceManager = ServiceManagerHooks()
     /// The writes of the current step.
+    @exclusivity(unchecked)
     private var outbox = StepOutbox()
     /// Hands the heap's free pages back once a burst is over (tests set a
     /// smaller threshold, and count the trims instead of trimming).
@@ -77,6 +88,7 @@ final class ToastHub: @unchecked Sendable {
     private var localOutcomes: [@Sendable () -> Void] = []
     /// In-process watchers (`InProcessClient.watch`), and the events of the
     /// current step they will be told of once it is committed.
+    @exclusivity(unchecked)
     private var watchers: [@Sendable (ToastEvent) -> Void] = []
     private var watchedEvents: [ToastEvent] = []
     /// Steps ended so far: a request, a timer, a connection's end (`IdleTrim`).
