@@ -14,8 +14,10 @@
 /// Open addressing with linear probing; a removal shifts the entries that
 /// follow back into place (no tombstones). The table doubles at three
 /// quarters full and halves below one eighth, so 100,000 toasts then a
-/// `clear` give the memory back. Id 0 is never a toast's: looking it up
-/// finds nothing, and storing it is a programming error. (Keys of random
+/// `clear` give the memory back. Key 0 marks an empty slot, so it is kept
+/// beside the table: the scheduler never gives a toast id 0, but a
+/// hand-edited state file may hold one, and toastd must not trap on it.
+/// (Keys of random
 /// bits spread as well as consecutive ones; keys from a stranger would
 /// need a seeded hash, and do not belong here.)
 struct IDTable<Value>: Sendable where Value: Sendable {
@@ -30,6 +32,8 @@ struct IDTable<Value>: Sendable where Value: Sendable {
     private var shift: UInt64 = 64
     /// What an empty slot holds (never read as a value).
     private let filler: Value
+    /// The value of key 0, which cannot live in a slot.
+    private var zero: Value?
     private(set) var count = 0
 
     /// The smallest table allocated, in slots.
@@ -46,6 +50,7 @@ struct IDTable<Value>: Sendable where Value: Sendable {
 
     subscript(key: ToastID) -> Value? {
         get {
+            if key == 0 { return zero }
             guard let slot = find(key).found else { return nil }
             return slots[slot].value
         }
@@ -58,6 +63,11 @@ struct IDTable<Value>: Sendable where Value: Sendable {
     subscript(key: ToastID, default value: @autoclosure () -> Value) -> Value {
         get { self[key] ?? value() }
         _modify {
+            if key == 0 {
+                if zero == nil { insert(value(), forKey: 0) }
+                yield &zero!
+                return
+            }
             var slot: Int
             switch find(key) {
             case (let found?, _):
@@ -69,12 +79,13 @@ struct IDTable<Value>: Sendable where Value: Sendable {
         }
     }
 
-    func contains(_ key: ToastID) -> Bool { find(key).found != nil }
+    func contains(_ key: ToastID) -> Bool { key == 0 ? zero != nil : find(key).found != nil }
 
     /// Every key, in no particular order.
     var keys: [ToastID] {
         var keys: [ToastID] = []
         keys.reserveCapacity(count)
+        if zero != nil { keys.append(0) }
         for slot in slots where slot.key != 0 { keys.append(slot.key) }
         return keys
     }
@@ -82,6 +93,12 @@ struct IDTable<Value>: Sendable where Value: Sendable {
     /// Sets the value for `key`; returns the value it replaced.
     @discardableResult
     mutating func insert(_ value: Value, forKey key: ToastID) -> Value? {
+        if key == 0 {
+            let old = zero
+            zero = value
+            if old == nil { count += 1 }
+            return old
+        }
         if let found = find(key).found {
             let old = slots[found].value
             slots[found].value = value
@@ -93,6 +110,12 @@ struct IDTable<Value>: Sendable where Value: Sendable {
 
     @discardableResult
     mutating func removeValue(forKey key: ToastID) -> Value? {
+        if key == 0 {
+            let old = zero
+            zero = nil
+            if old != nil { count -= 1 }
+            return old
+        }
         guard let found = find(key).found else { return nil }
         let old = slots[found].value
         removeSlot(found)
@@ -107,7 +130,7 @@ struct IDTable<Value>: Sendable where Value: Sendable {
         Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> shift)
     }
 
-    /// Where `key` is (`found`), or the empty slot where it would go.
+    /// Where `key` (not 0) is (`found`), or the empty slot where it would go.
     @inline(__always)
     private func find(_ key: ToastID) -> (found: Int?, empty: Int) {
         guard key != 0, !slots.isEmpty else { return (nil, -1) }
@@ -121,10 +144,9 @@ struct IDTable<Value>: Sendable where Value: Sendable {
         }
     }
 
-    /// Stores a key known to be absent; returns its slot.
+    /// Stores a key (not 0) known to be absent; returns its slot.
     @discardableResult
     private mutating func insertNew(_ value: Value, forKey key: ToastID) -> Int {
-        precondition(key != 0, "0 is not a toast id")
         if (count + 1) * 4 > slots.count * 3 { resize(to: max(Self.minimumSlots, slots.count * 2)) }
         let slot = find(key).empty
         slots[slot] = Slot(key: key, value: value)

@@ -68,14 +68,25 @@ struct IDTableTests {
         }
     }
 
-    @Test func zeroIsNeverFound() {
+    /// Key 0 marks an empty slot, so it lives beside the table: no toast
+    /// has id 0, but a hand-edited state file may, and it must not trap.
+    @Test func zeroIsKeptBesideTheTable() {
         var table = IDTable<Int>(filler: 7)
         #expect(table[0] == nil)
         table[1] = 1
-        #expect(table[0] == nil)
-        #expect(!table.contains(0))
-        #expect(table.removeValue(forKey: 0) == nil)
-        #expect(table.count == 1)
+        #expect(table[0] == nil && !table.contains(0))
+        #expect(table.insert(10, forKey: 0) == nil)
+        #expect(table[0] == 10 && table.contains(0))
+        table[0, default: 0] += 5
+        #expect(table[0] == 15)
+        #expect(table.count == 2)
+        #expect(table.keys.sorted() == [0, 1])
+        #expect(table.removeValue(forKey: 0) == 15)
+        #expect(table[0] == nil && table.count == 1)
+        table[0, default: 3] += 1
+        #expect(table[0] == 4 && table.count == 2)
+        table[0] = nil
+        #expect(table.count == 1 && table[1] == 1)
     }
 
     /// It doubles at three quarters full and halves below an eighth, so a

@@ -34,6 +34,17 @@ struct RecordTableTests {
         for id in model.keys { #expect(table[id] == model[id]) }
     }
 
+    /// No toast gets id 0, but a state file edited by hand may hold one.
+    @Test func aRecordWithIDZeroIsStoredLikeAnyOther() {
+        var table = RecordTable()
+        table[0] = Self.record(0)
+        table[1] = Self.record(1)
+        #expect(table[0]?.toast.message == "m0")
+        #expect(table.state(of: 0) == .queued)
+        table[0] = nil
+        #expect(table[0] == nil && table.count == 1 && table[1]?.id == 1)
+    }
+
     @Test(arguments: [ToastRecord.State.queued, .shown])
     func aDrainedTableGivesItsMemoryBack(state: ToastRecord.State) {
         var table = RecordTable()

@@ -27,6 +27,21 @@ struct SchedulerOperationTests {
         #expect(h.machine.count == 2)
     }
 
+    /// The scheduler never gives id 0, but a hand-edited state file may
+    /// hold it: restored, such a toast lives, is found and ends like any.
+    @Test func aRestoredToastWithIDZeroLivesAndEnds() {
+        let record = ToastRecord(id: 0, toast: toast("zero", reuseID: "z"), state: .queued, repeatCount: 1, createdAt: 0)
+        var h = SchedulerHarness()
+        h.machine = SchedulerStateMachine(restoring: .init(records: [record], nextID: 1))
+        #expect(h.machine.record(0)?.toast.message == "zero")
+        #expect(h.machine.record(for: .reuseID("z", scene: "default"))?.id == 0)
+        let other = h.add(toast("other"))
+        #expect(other == 1)
+        h.send(.remove(.id(0)))
+        #expect(h.machine.record(0) == nil)
+        #expect(h.machine.count == 1)
+    }
+
     /// With every identity filed under one hash, all but the first go to
     /// the index's overflow table: a re-add or an update by reuse id must
     /// still find its own toast, never the one checked under the hash.
