@@ -80,10 +80,9 @@ struct IdentityIndex: Sendable {
 
     var count: Int { byHash.count + overflow.count }
 
-    /// An identity's hash as `byHash`'s key, which is never 0 (the table's empty slot).
+    /// An identity's hash as `byHash`'s key.
     private func key(_ identity: SchedulerStateMachine.Identity) -> UInt64 {
-        let key = UInt64(UInt(bitPattern: hash(identity)))
-        return key == 0 ? 1 : key
+        UInt64(UInt(bitPattern: hash(identity)))
     }
 
     /// The toast with `identity`; `identity(of:)` names the identity of a live toast.
