@@ -174,11 +174,12 @@ struct ConfigReader {
         changes.role = enumeration(table["role"], place.appending("role"), ToastRole.self)
         changes.duration = duration(table["duration"], place.appending("duration"))
         changes.alignment = enumeration(table["alignment"], place.appending("alignment"), ToastAlignment.self)
+        // What a rule sets passes the checks an add's own fields get: a bad
+        // value is this file's error, not every matching client's.
         changes.scene = string(table["scene"], place.appending("scene"))
-        if let scene = changes.scene, scene.isEmpty || scene.utf8.count > ToastLimits.sceneBytes {
-            problem(place.appending("scene"), "a scene is 1 to \(ToastLimits.sceneBytes) bytes")
-        }
+        if let scene = changes.scene, let why = Toast.problem(scene: scene) { problem(place.appending("scene"), why) }
         changes.icon = string(table["icon"], place.appending("icon"))
+        if let icon = changes.icon, let why = Toast.problem(icon: icon) { problem(place.appending("icon"), why) }
         changes.dismissible = bool(table["dismissible"], place.appending("dismissible"))
         changes.level = integer(table["level"], place.appending("level"), in: ConfigurationLimits.level)
         return changes

@@ -47,6 +47,27 @@ extension Toast {
         if !actions.isEmpty { try Self.checkActions(actions, field: prefix + "actions") }
     }
 
+    /// Why `scene` cannot be a toast's scene, or nil if it can: the check an
+    /// add's scene gets, for values given elsewhere (a rule's `set`).
+    public static func problem(scene: String) -> String? {
+        do throws(ToastError) {
+            try checkName(scene, field: "scene", max: ToastLimits.sceneBytes)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    /// Why `icon` cannot be a toast's icon, or nil if it can.
+    public static func problem(icon: String) -> String? {
+        do throws(ToastError) {
+            try checkText(icon, field: "icon", max: ToastLimits.iconBytes)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
     // The field's name is only built for an error: every add is checked
     // (by the decoder, then again by the scheduler, after the rules), and
     // almost none fails.

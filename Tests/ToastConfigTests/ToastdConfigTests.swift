@@ -123,6 +123,31 @@ struct ToastdConfigTests {
         #expect(invalid.description.hasPrefix("c.toml:1:1: colour: unknown key"))
     }
 
+    /// A scene or icon a rule sets gets the checks of an add's own: a bad
+    /// one is the file's error at load, not an error on every matching add.
+    @Test func aRuleSetsOnlyWhatAnAddCouldCarry() {
+        let text = """
+            [[rule]]
+            match = {}
+            set = { scene = "two words" }
+
+            [[rule]]
+            match = {}
+            set = { icon = "   " }
+
+            [[rule]]
+            match = {}
+            set = { scene = "ok.scene-1", icon = "rocket" }
+            """
+        guard case .failure(let invalid) = ToastdConfig.parse(text) else {
+            Issue.record("the file was accepted")
+            return
+        }
+        #expect(invalid.problems.map { "\($0.line):\($0.column)" } == ["3:9", "7:9"])
+        #expect(invalid.problems[0].message.contains("may contain only ASCII letters, digits"))
+        #expect(invalid.problems[1].message.contains("must not be empty or only whitespace"))
+    }
+
     @Test func aRuleNamingAnUndeclaredModeIsRefusedOnlyWhenModesAreDeclared() {
         let rule = "[[rule]]\nmatch = { mode = \"focus\" }\ndrop = true\n"
         #expect((try? ToastdConfig.parse(rule).get()) != nil)
