@@ -126,6 +126,14 @@ public struct SchedulerStateMachine: Sendable {
     // MARK: - The step function
 
     public mutating func handle(_ command: SchedulerCommand, now: ToastInstant) -> SchedulerTransition {
+        handle(command, now: now, validated: false)
+    }
+
+    /// `validated`: the command's toast (of an add or a drop) has passed
+    /// `Toast.validate()` since it last changed, so it is not checked again.
+    /// `ToastService` says so for a toast the wire decoder made, which the
+    /// decoder checked; every other caller's toast is checked here.
+    mutating func handle(_ command: SchedulerCommand, now: ToastInstant, validated: Bool) -> SchedulerTransition {
         clock = max(clock, now)
         effects = []
         // Whatever is overdue expires before the command sees the state, so a
@@ -133,7 +141,7 @@ public struct SchedulerStateMachine: Sendable {
         let expired = expireDue()
         let reply: Result<SchedulerReply, ToastError>
         do {
-            reply = .success(try perform(command, expired: expired))
+            reply = .success(try perform(command, expired: expired, validated: validated))
         } catch {
             reply = .failure(error)
         }
@@ -144,12 +152,13 @@ public struct SchedulerStateMachine: Sendable {
         return transition
     }
 
-    private mutating func perform(_ command: SchedulerCommand, expired: Int) throws(ToastError) -> SchedulerReply {
+    private mutating func perform(_ command: SchedulerCommand, expired: Int, validated: Bool) throws(ToastError) -> SchedulerReply {
         switch command {
         case .add(let toast):
+            if !validated { try toast.validate() }
             return try add(toast)
         case .drop(let toast):
-            try toast.validate()
+            if !validated { try toast.validate() }
             let record = ToastRecord(
                 id: nextID, toast: toast, state: .queued, repeatCount: 1, createdAt: clock, presentedAt: nil,
                 expiresAt: nil, placement: nextSequence
@@ -310,8 +319,8 @@ public struct SchedulerStateMachine: Sendable {
 
     // MARK: - Add and update
 
+    /// Adds a toast already validated (`perform`).
     private mutating func add(_ toast: Toast) throws(ToastError) -> SchedulerReply {
-        try toast.validate()
         let identity = Identity(toast)
         let source = toast.source ?? Self.anonymousSource
 

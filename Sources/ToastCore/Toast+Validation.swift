@@ -58,6 +58,16 @@ extension Toast {
         }
     }
 
+    /// Why `source` cannot be a toast's source, or nil if it can.
+    public static func problem(source: String) -> String? {
+        do throws(ToastError) {
+            try checkText(source, field: "source", max: ToastLimits.sourceBytes)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
     /// Why `icon` cannot be a toast's icon, or nil if it can.
     public static func problem(icon: String) -> String? {
         do throws(ToastError) {

@@ -52,6 +52,10 @@ public struct ToastRules: Sendable {
         public var exec: [[String]] = []
         /// The indexes of the rules that matched, in order.
         public var matched: [Int] = []
+        /// A rule or the role's defaults set a field that `Toast.validate()`
+        /// checks (the scene, the icon or the duration): the toast must be
+        /// checked again before it is added.
+        public var changedCheckedFields = false
 
         public init() {}
     }
@@ -68,12 +72,16 @@ public struct ToastRules: Sendable {
             // allocations an add with the benchmark's twenty rules.
             if outcome.matched.isEmpty { outcome.matched.reserveCapacity(min(compiled.count - index, 8)) }
             outcome.matched.append(index)
+            if rule.set.changesCheckedFields { outcome.changedCheckedFields = true }
             rule.set.apply(to: &toast, unset: &unset)
             if rule.drop { outcome.drop = true }
             if let exec = rule.exec { outcome.exec.append(exec) }
         }
         if let defaults = roles[toast.role] {
-            if toast.duration == nil, unset.contains(.duration), let duration = defaults.duration { toast.duration = duration }
+            if toast.duration == nil, unset.contains(.duration), let duration = defaults.duration {
+                toast.duration = duration
+                outcome.changedCheckedFields = true
+            }
             if unset.contains(.alignment), let alignment = defaults.alignment { toast.alignment = alignment }
             if unset.contains(.dismissible), let dismissible = defaults.dismissible { toast.dismissible = dismissible }
         }
@@ -160,6 +168,9 @@ public struct ToastRule: Sendable {
         public var level: Int?
 
         public init() {}
+
+        /// Whether it sets a field that `Toast.validate()` checks.
+        var changesCheckedFields: Bool { scene != nil || icon != nil || duration != nil }
 
         func apply(to toast: inout Toast, unset: inout ToastFieldSet) {
             if let role { toast.role = role }

@@ -164,7 +164,12 @@ public struct ToastService: Sendable {
     public mutating func respond<Bytes: Collection<UInt8>>(
         toLine line: Bytes, defaultSource: String?, now: ToastInstant, connection: EventRouter.ConnectionID? = nil
     ) -> Response {
-        respond(to: WireDecoder.decode(line: line), defaultSource: defaultSource, now: now, connection: connection)
+        switch WireDecoder.decode(line: line) {
+        case .success(let envelope):
+            return respond(to: envelope, defaultSource: defaultSource, now: now, connection: connection, decodedHere: true)
+        case .failure(let failure):
+            return Response(reply: WireEncoder.failure(ref: failure.ref, error: failure.error), effects: [])
+        }
     }
 
     /// Answers a line already decoded: its request, or the typed error it
@@ -185,16 +190,37 @@ public struct ToastService: Sendable {
         to envelope: RequestEnvelope, defaultSource: String?, now: ToastInstant,
         connection: EventRouter.ConnectionID? = nil
     ) -> Response {
+        respond(to: envelope, defaultSource: defaultSource, now: now, connection: connection, decodedHere: false)
+    }
+
+    /// `decodedHere`: the envelope is the wire decoder's, made from a line
+    /// just now, so its toast has passed `Toast.validate()` (the decoder
+    /// checks it). The scheduler then checks it again only if something
+    /// after the decoder set a field that validation checks: a default
+    /// source, or a rule's or role's scene, icon or duration. Validating
+    /// every add twice was 2% of the event loop in the ingest.
+    private mutating func respond(
+        to envelope: RequestEnvelope, defaultSource: String?, now: ToastInstant,
+        connection: EventRouter.ConnectionID?, decodedHere: Bool
+    ) -> Response {
         let ref = envelope.ref
         switch envelope.request {
         case .command(var command):
             var outcome = ToastRules.Outcome()
+            var validated = false
             if case .add(var toast) = command {
-                if toast.source == nil, let defaultSource { toast.source = defaultSource }
-                if !rules.isEmpty { outcome = rules.apply(to: &toast, unset: envelope.defaulted, modes: scheduler.modes) }
+                validated = decodedHere
+                if toast.source == nil, let defaultSource {
+                    toast.source = defaultSource
+                    validated = validated && Toast.problem(source: defaultSource) == nil
+                }
+                if !rules.isEmpty {
+                    outcome = rules.apply(to: &toast, unset: envelope.defaulted, modes: scheduler.modes)
+                    validated = validated && !outcome.changedCheckedFields
+                }
                 command = outcome.drop ? .drop(toast) : .add(toast)
             }
-            let transition = scheduler.handle(command, now: now)
+            let transition = scheduler.handle(command, now: now, validated: validated)
             switch transition.reply {
             case .success(.added(let record, let deduped, _)):
                 if let connection { noteAdder(connection, of: record.id) }
