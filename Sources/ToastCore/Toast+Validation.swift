@@ -50,28 +50,22 @@ extension Toast {
     /// Why `scene` cannot be a toast's scene, or nil if it can: the check an
     /// add's scene gets, for values given elsewhere (a rule's `set`).
     public static func problem(scene: String) -> String? {
-        do throws(ToastError) {
-            try checkName(scene, field: "scene", max: ToastLimits.sceneBytes)
-            return nil
-        } catch {
-            return error.message
-        }
+        problem { () throws(ToastError) in try checkName(scene, field: "scene", max: ToastLimits.sceneBytes) }
     }
 
     /// Why `source` cannot be a toast's source, or nil if it can.
     public static func problem(source: String) -> String? {
-        do throws(ToastError) {
-            try checkText(source, field: "source", max: ToastLimits.sourceBytes)
-            return nil
-        } catch {
-            return error.message
-        }
+        problem { () throws(ToastError) in try checkText(source, field: "source", max: ToastLimits.sourceBytes) }
     }
 
     /// Why `icon` cannot be a toast's icon, or nil if it can.
     public static func problem(icon: String) -> String? {
+        problem { () throws(ToastError) in try checkText(icon, field: "icon", max: ToastLimits.iconBytes) }
+    }
+
+    private static func problem(_ check: () throws(ToastError) -> Void) -> String? {
         do throws(ToastError) {
-            try checkText(icon, field: "icon", max: ToastLimits.iconBytes)
+            try check()
             return nil
         } catch {
             return error.message
