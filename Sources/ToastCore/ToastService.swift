@@ -81,6 +81,13 @@ public struct ToastService: Sendable {
             case .scheduler(let ref, .failure(let error)): WireEncoder.line(WireEncoder.failure(ref: ref, error: error))
             }
         }
+        /// The scheduler's answer to a command it carried out, with the
+        /// request's `ref`: a reply the caller may encode later, off the
+        /// event loop, to the bytes of `replyLine` (`WireEncoder.replyLine`).
+        public var schedulerSuccess: (ref: JSONValue?, reply: SchedulerReply)? {
+            if case .scheduler(let ref, .success(let result)) = stored { return (ref, result) }
+            return nil
+        }
         /// What the scheduler answered, when the request was a command it carried out.
         public var schedulerReply: SchedulerReply? {
             if case .scheduler(_, .success(let result)) = stored { return result }
@@ -388,21 +395,24 @@ public struct ToastService: Sendable {
     public struct Publication: Sendable {
         public var event: ToastEvent
         public var deliveries: [EventRouter.Delivery]
-        let encoded: [UInt8]?
+        /// The line, when `publish` encoded it: for a subscriber's delivery.
+        public let encodedLine: [UInt8]?
 
         /// The event's line, newline included: the same bytes for everyone,
-        /// encoded once by `publish` when it has deliveries (else here).
-        public var line: [UInt8] { encoded ?? WireEncoder.eventLine(event) }
+        /// encoded once by `publish` when a subscriber is sent it (else here,
+        /// or by the caller when it likes: an adder's own events can wait
+        /// for the step's commit, as its reply does).
+        public var line: [UInt8] { encodedLine ?? WireEncoder.eventLine(event) }
     }
 
     /// Keeps the events among `effects` for resuming subscribers, routes
-    /// each one, and encodes those that go to someone (once each).
+    /// each one, and encodes those that go to a subscriber (once each).
     public mutating func publish(_ effects: [SchedulerEffect]) -> [Publication] {
         var publications: [Publication] = []
         publications.reserveCapacity(effects.count)
         for case .publish(let event) in effects {
             let deliveries = router.route(event)
-            let line = deliveries.isEmpty ? nil : WireEncoder.eventLine(event)
+            let line = deliveries.contains(where: \.asSubscriber) ? WireEncoder.eventLine(event) : nil
             backlog.append(event, line: line)
             if let ended = ToastHistory.Entry(event) { history.append(ended) }
             if !pendingRuns.isEmpty, let record = event.record {
@@ -412,7 +422,7 @@ public struct ToastService: Sendable {
                     pendingRuns[record.id] = nil
                 }
             }
-            publications.append(Publication(event: event, deliveries: deliveries, encoded: line))
+            publications.append(Publication(event: event, deliveries: deliveries, encodedLine: line))
         }
         return publications
     }

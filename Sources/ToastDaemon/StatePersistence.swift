@@ -99,17 +99,22 @@ final class StatePersistence: @unchecked Sendable {
         if store != nil { batch.bind(source, bound) }
     }
 
-    /// Ends a step: commits what it changed, then runs `deliver` (its
-    /// writes), after every earlier step's.
-    func endStep(_ scheduler: SchedulerStateMachine, deliver: @escaping @Sendable () -> Void) {
+    /// Ends a step: commits what it changed, then runs `prepare` (which
+    /// encodes its writes) and `deliver` (which lets them out), after every
+    /// earlier step's. A step committed on the commit thread is prepared
+    /// there, after its commit; any other on the loop.
+    func endStep<Prepared: Sendable>(
+        _ scheduler: SchedulerStateMachine, prepare: @escaping @Sendable () -> Prepared,
+        deliver: @escaping @Sendable (Prepared) -> Void
+    ) {
         loop.preconditionInEventLoop()
         guard let store, let thread, !batch.isEmpty else {
             if waiting == 0 {
-                deliver()
+                deliver(prepare())
             } else {
                 waiting += 1
                 released = released.map { [self] in
-                    deliver()
+                    deliver(prepare())
                     waiting -= 1
                 }
             }
@@ -130,14 +135,19 @@ final class StatePersistence: @unchecked Sendable {
             } catch {
                 degrade("a commit failed: \(error)")
             }
-            deliver()
+            deliver(prepare())
             return
         }
         waiting += 1
-        let committed = thread.runIfActive(eventLoop: loop) { try store.commit(step) }
-            .flatMapErrorThrowing { [self] error in degrade("a commit failed: \(error)") }
-        released = released.and(committed).map { [self] _ in
-            deliver()
+        let committed = thread.runIfActive(eventLoop: loop) { () -> Prepared in
+            try store.commit(step)
+            return prepare()
+        }.flatMapErrorThrowing { [self] error in
+            degrade("a commit failed: \(error)")
+            return prepare()
+        }
+        released = released.and(committed).map { [self] _, prepared in
+            deliver(prepared)
             waiting -= 1
         }
     }

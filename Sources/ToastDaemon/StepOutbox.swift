@@ -1,4 +1,5 @@
 import NIOCore
+import ToastCore
 
 /// The writes of one step, in the order the step made them, until the step
 /// is committed and they are let out (`ToastHub.endStep`).
@@ -16,9 +17,42 @@ import NIOCore
 /// A subscriber's event is a write of its own, with its sequence number:
 /// the subscriber's buffer bound counts events one by one.
 struct StepOutbox {
-    struct Write {
+    /// A line bound for a connection: bytes, or a reply or an event whose
+    /// bytes are written once the step is committed (`encoded(_:)`).
+    ///
+    /// A step that commits on the commit thread encodes its replies and its
+    /// adders' events there, after the commit, instead of on the event loop:
+    /// they wait for the commit anyway, and the reply to an add (which
+    /// carries the whole toast) was a tenth of the loop's work an add
+    /// (docs/BENCHMARKS.md, section 2, "Replies written after the commit").
+    /// Records are values, so the bytes are those of the moment of the reply.
+    enum Line: Sendable {
+        case bytes([UInt8])
+        case reply(ref: JSONValue?, SchedulerReply)
+        case event(ToastEvent)
+
+        var bytes: [UInt8] {
+            switch self {
+            case .bytes(let bytes): bytes
+            case .reply(let ref, let reply): WireEncoder.replyLine(ref: ref, reply)
+            case .event(let event): WireEncoder.eventLine(event)
+            }
+        }
+
+        /// What the line counts for toward `joinedBytes` before it is
+        /// encoded: a reply or event with its toast is a few hundred bytes.
+        var size: Int {
+            if case .bytes(let bytes) = self { return bytes.count }
+            return StepOutbox.unencodedLineSize
+        }
+    }
+
+    struct Write: Sendable {
         var connection: Int
+        /// The write's bytes; for a joined write, its lines encoded so far,
+        /// and `lines` go after them.
         var bytes: ByteBuffer
+        var lines: [Line] = []
         /// The event's sequence number for a subscriber delivery; `nil` for
         /// a write that bypasses the lag bound.
         var seq: UInt64?
@@ -26,6 +60,18 @@ struct StepOutbox {
         /// so that the kernel has each connection's bytes while the step's
         /// writes to the others are still being made.
         var isLast = true
+        /// `bytes` and `lines` together, the unencoded lines as estimated.
+        var size: Int
+
+        /// With every line written into `bytes`.
+        func encoded() -> Write {
+            guard !lines.isEmpty else { return self }
+            var write = self
+            write.lines = []
+            for line in lines { write.bytes.writeBytes(line.bytes) }
+            write.size = write.bytes.readableBytes
+            return write
+        }
     }
 
     private(set) var writes: [Write] = []
@@ -36,6 +82,8 @@ struct StepOutbox {
     static let joinedBytes = SubscriberStateMachine.Limits(bufferBytes: 0).burstFlushBytes
     /// Room for a few replies before a joined write first grows.
     static let firstCapacity = 1_024
+    /// What a reply or an event not yet encoded counts for.
+    static let unencodedLineSize = 512
 
     var isEmpty: Bool { writes.isEmpty }
 
@@ -52,21 +100,44 @@ struct StepOutbox {
     /// A subscriber's event (`seq`), or bytes already in a buffer.
     mutating func append(_ bytes: ByteBuffer, to connection: Int, seq: UInt64?) {
         if let previous = latest.updateValue(writes.count, forKey: connection) { writes[previous].isLast = false }
-        writes.append(Write(connection: connection, bytes: bytes, seq: seq))
+        writes.append(Write(connection: connection, bytes: bytes, seq: seq, size: bytes.readableBytes))
     }
 
     /// A line that bypasses the lag bound, joined to the connection's
     /// previous such write when it fits.
     mutating func append(line: [UInt8], to connection: Int) {
-        if let index = latest[connection], writes[index].seq == nil,
-            writes[index].bytes.readableBytes + line.count <= Self.joinedBytes
-        {
-            writes[index].bytes.writeBytes(line)
+        append(.bytes(line), to: connection)
+    }
+
+    /// A line that bypasses the lag bound, joined to the connection's
+    /// previous such write when it fits; written into the write's bytes at
+    /// once unless lines wait to be encoded before it.
+    mutating func append(_ line: Line, to connection: Int) {
+        let size = line.size
+        if let index = latest[connection], writes[index].seq == nil, writes[index].size + size <= Self.joinedBytes {
+            writes[index].size += size
+            if case .bytes(let bytes) = line, writes[index].lines.isEmpty {
+                writes[index].bytes.writeBytes(bytes)
+            } else {
+                writes[index].lines.append(line)
+            }
             return
         }
         var bytes = ByteBuffer()
-        bytes.reserveCapacity(max(line.count, Self.firstCapacity))
-        bytes.writeBytes(line)
-        append(bytes, to: connection, seq: nil)
+        var lines: [Line] = []
+        if case .bytes(let encoded) = line {
+            bytes.reserveCapacity(max(encoded.count, Self.firstCapacity))
+            bytes.writeBytes(encoded)
+        } else {
+            lines = [line]
+        }
+        if let previous = latest.updateValue(writes.count, forKey: connection) { writes[previous].isLast = false }
+        writes.append(Write(connection: connection, bytes: bytes, lines: lines, seq: nil, size: size))
+    }
+
+    /// `writes` with every line encoded, in order: run once the step is
+    /// committed, on the commit thread when the step went there.
+    static func encoded(_ writes: [Write]) -> [Write] {
+        writes.contains { !$0.lines.isEmpty } ? writes.map { $0.encoded() } : writes
     }
 }

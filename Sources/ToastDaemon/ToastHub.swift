@@ -252,7 +252,9 @@ final class ToastHub: @unchecked Sendable {
         guard let connection = connections[id] else { return }
         let now = clock.now()
         let response = service.respond(toLine: line.readableBytesView, from: id, now: now)
-        var reply = response.replyLine
+        // The scheduler's answers are encoded once the step is committed.
+        let answer = response.directive == nil ? response.schedulerSuccess : nil
+        var reply = answer == nil ? response.replyLine : nil
         var afterReply: [[UInt8]] = []
         switch response.directive {
         case .hello(let hello)?:
@@ -272,7 +274,11 @@ final class ToastHub: @unchecked Sendable {
         }
         if logsToasts { log(response.schedulerReply) }
         if let change = response.historyChange { persistence.note(change) }
-        if let reply { send(reply, to: connection) }
+        if let answer {
+            outbox.append(.reply(ref: answer.ref, answer.reply), to: id)
+        } else if let reply {
+            send(reply, to: connection)
+        }
         for line in afterReply { send(line, to: connection) }
         apply(response.effects)
     }
@@ -349,7 +355,7 @@ final class ToastHub: @unchecked Sendable {
         let events = watchedEvents
         watchedEvents = []
         let lastSequence = service.scheduler.lastSequence
-        persistence.endStep(service.scheduler) { [self] in
+        persistence.endStep(service.scheduler, prepare: { StepOutbox.encoded(writes) }) { [self] writes in
             releasedSequence = max(releasedSequence, lastSequence)
             var bytes = 0
             for write in writes {
@@ -411,7 +417,8 @@ final class ToastHub: @unchecked Sendable {
             var shared: ByteBuffer?
             for delivery in publication.deliveries {
                 guard delivery.asSubscriber else {
-                    outbox.append(line: publication.line, to: delivery.connection)
+                    // An adder's own event: encoded with the step's replies.
+                    outbox.append(publication.encodedLine.map(StepOutbox.Line.bytes) ?? .event(publication.event), to: delivery.connection)
                     continue
                 }
                 if shared == nil { shared = ByteBuffer(bytes: publication.line) }

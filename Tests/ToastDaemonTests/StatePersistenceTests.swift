@@ -27,11 +27,19 @@ struct StatePersistenceTests {
         let persistence = StatePersistence(storage: .durable(store, loaded), loop: loop, logger: Logger(label: "test"))
         defer { persistence.shutdown() }
         let rowsPerStep = StatePersistence.inlineRows + 1
-        // Each delivery: its step, and how many toast rows the file held then.
-        let delivered = Mutex<[(step: Int, rows: Int)]>([])
-        @Sendable func deliver(_ step: Int) -> @Sendable () -> Void {
-            { delivered.withLock { $0.append((step, (try? store.storedRows().count) ?? -1)) } }
+        // Each step's writes are prepared (encoded) and then delivered; a
+        // preparation notes its step, how many toast rows the file held
+        // then, and whether it ran on the loop.
+        struct Prepared: Sendable {
+            var step: Int
+            var rows: Int
+            var onLoop: Bool
         }
+        let delivered = Mutex<[Prepared]>([])
+        @Sendable func prepare(_ step: Int) -> @Sendable () -> Prepared {
+            { Prepared(step: step, rows: (try? store.storedRows().count) ?? -1, onLoop: loop.inEventLoop) }
+        }
+        @Sendable func deliver(_ prepared: Prepared) { delivered.withLock { $0.append(prepared) } }
         // Every step ends in one turn of the loop: the first one's commit
         // is still on the commit thread when the others end, so they queue.
         try loop.submit {
@@ -42,16 +50,20 @@ struct StatePersistenceTests {
                     let response = service.respond(toLine: line, defaultSource: nil, now: 0)
                     for publication in service.publish(response.effects) { persistence.note(publication.event) }
                 }
-                persistence.endStep(service.scheduler, deliver: deliver(step))
+                persistence.endStep(service.scheduler, prepare: prepare(step), deliver: deliver)
             }
-            persistence.endStep(service.scheduler, deliver: deliver(10))
+            persistence.endStep(service.scheduler, prepare: prepare(10), deliver: deliver)
         }.wait()
         try loop.flatSubmit { persistence.idle }.wait()
         let deliveries = delivered.withLock { $0 }
         #expect(deliveries.map(\.step) == Array(0...10))
         for delivery in deliveries {
-            #expect(delivery.rows >= min(delivery.step + 1, 10) * rowsPerStep, "step \(delivery.step) went out before its commit")
+            #expect(delivery.rows >= min(delivery.step + 1, 10) * rowsPerStep, "step \(delivery.step) was prepared before its commit")
         }
+        // The ten steps with rows were committed, and their writes
+        // prepared, on the commit thread; the last, with nothing to commit,
+        // on the loop once the others were out.
+        #expect(deliveries.map(\.onLoop) == Array(repeating: false, count: 10) + [true])
     }
 
     /// The quiet checkpoint, wired: on a loop whose clock moves only when
@@ -72,7 +84,7 @@ struct StatePersistenceTests {
                 let line = Array(#"{"op":"add","toast":{"message":"q\#(index)"}}"#.utf8)
                 let response = service.respond(toLine: line, defaultSource: nil, now: 0)
                 for publication in service.publish(response.effects) { persistence.note(publication.event) }
-                persistence.endStep(service.scheduler) {}
+                persistence.endStep(service.scheduler, prepare: {}) {}
             }
         }.get()
         let before = try restarts()

@@ -1,5 +1,6 @@
 import NIOCore
 import Testing
+import ToastCore
 
 @testable import ToastDaemon
 
@@ -8,7 +9,7 @@ struct StepOutboxTests {
     static func line(_ text: String) -> [UInt8] { Array((text + "\n").utf8) }
 
     static func texts(_ outbox: StepOutbox) -> [(Int, String, UInt64?)] {
-        outbox.writes.map { ($0.connection, String(buffer: $0.bytes), $0.seq) }
+        StepOutbox.encoded(outbox.writes).map { ($0.connection, String(buffer: $0.bytes), $0.seq) }
     }
 
     @Test func linesToOneConnectionJoinAcrossOtherConnectionsWrites() {
@@ -57,5 +58,49 @@ struct StepOutboxTests {
         #expect(sizes.allSatisfy { $0 <= StepOutbox.joinedBytes })
         let linesPerWrite = StepOutbox.joinedBytes / line.count
         #expect(sizes.count == (200 + linesPerWrite - 1) / linesPerWrite, "every write but the last is full")
+    }
+
+    /// An add's reply and its event, as a step would have them.
+    static func answer(_ message: String) -> (ref: JSONValue?, reply: SchedulerReply, event: ToastEvent) {
+        var service = ToastService(instance: "i")
+        let line = Array(#"{"op":"add","ref":7,"toast":{"message":"\#(message)"}}"#.utf8)
+        let response = service.respond(toLine: line, defaultSource: nil, now: 5)
+        let answer = response.schedulerSuccess!
+        return (answer.ref, answer.reply, response.events.first!)
+    }
+
+    /// Replies and events left for later are encoded to the bytes they
+    /// would have had at once, in their places among the lines already
+    /// written, however the two kinds alternate.
+    @Test func linesEncodedLaterKeepTheirBytesAndPlaces() {
+        let (ref, reply, event) = Self.answer("later")
+        var outbox = StepOutbox()
+        outbox.append(line: Self.line("first"), to: 1)
+        outbox.append(.reply(ref: ref, reply), to: 1)
+        outbox.append(line: Self.line("between"), to: 1)
+        outbox.append(.event(event), to: 1)
+        outbox.append(ByteBuffer(string: "event\n"), to: 2, seq: 1)
+        outbox.append(line: Self.line("last"), to: 1)
+        #expect(outbox.writes.first?.lines.count == 4, "the lines after the first reply wait with it")
+        let expected =
+            "first\n" + String(decoding: WireEncoder.replyLine(ref: ref, reply), as: UTF8.self) + "between\n"
+            + String(decoding: WireEncoder.eventLine(event), as: UTF8.self) + "last\n"
+        let writes = StepOutbox.encoded(outbox.writes)
+        #expect(writes.map(\.connection) == [1, 2])
+        #expect(String(buffer: writes[0].bytes) == expected)
+        #expect(writes[0].lines.isEmpty && writes[0].size == writes[0].bytes.readableBytes)
+        #expect(String(buffer: writes[1].bytes) == "event\n")
+    }
+
+    /// A reply not yet encoded counts for its estimate toward the joined
+    /// write's bound, so a long burst of them still flushes as it goes.
+    @Test func repliesLeftForLaterCountTowardTheFlushSize() {
+        let (ref, reply, _) = Self.answer("burst")
+        var outbox = StepOutbox()
+        let perWrite = StepOutbox.joinedBytes / StepOutbox.unencodedLineSize
+        for _ in 0..<(perWrite * 2 + 1) { outbox.append(.reply(ref: ref, reply), to: 1) }
+        #expect(outbox.writes.map(\.lines.count) == [perWrite, perWrite, 1])
+        let one = WireEncoder.replyLine(ref: ref, reply).count
+        #expect(StepOutbox.encoded(outbox.writes).map(\.bytes.readableBytes) == [perWrite * one, perWrite * one, one])
     }
 }
