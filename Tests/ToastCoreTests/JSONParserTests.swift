@@ -68,6 +68,37 @@ struct JSONParserTests {
         }
     }
 
+    /// Short decimals are computed from their digits (`shortDecimal`), not
+    /// by `Double(String)`: over random numbers of up to 17 digits (the
+    /// longer ones take the general path), with the point anywhere and
+    /// either sign, the value is the same, to the bit (negative zero
+    /// included), and integers stay integers.
+    @Test func shortDecimalsReadAsTheGeneralConversionReadsThem() throws {
+        var generator = IDTableTests.Generator(state: 15)
+        var texts = ["0.1", "-0.0", "0.25", "999999999999999", "-999999999999999", "0.000000000000001", "1234567890.12345", "9007199254740993"]
+        for _ in 0..<20_000 {
+            let count = Int.random(in: 1...17, using: &generator)
+            let integralCount = Int.random(in: 1...count, using: &generator)
+            func digits(_ count: Int) -> String {
+                (0..<count).map { _ in String(Int.random(in: 0...9, using: &generator)) }.joined()
+            }
+            // No leading zero, as JSON wants.
+            let integral = integralCount == 1 ? digits(1) : String(Int.random(in: 1...9, using: &generator)) + digits(integralCount - 1)
+            let fraction = count == integralCount ? "" : "." + digits(count - integralCount)
+            texts.append((Bool.random(using: &generator) ? "-" : "") + integral + fraction)
+        }
+        for text in texts {
+            let parsed = try JSONValue.parse(text)
+            if !text.contains("."), let integer = Int64(text) {
+                #expect(parsed == .int(integer), "\(text)")
+            } else if case .double(let value) = parsed {
+                #expect(value.bitPattern == Double(text)!.bitPattern, "\(text)")
+            } else {
+                Issue.record("\(text) read as \(parsed)")
+            }
+        }
+    }
+
     @Test func nestingIsBounded() throws {
         let depth = JSONParser.maximumDepth
         let deepest = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
