@@ -112,7 +112,7 @@ struct StepOutbox {
     /// A line that bypasses the lag bound, joined to the connection's
     /// previous such write when it fits; written into the write's bytes at
     /// once unless lines wait to be encoded before it.
-    mutating func append(_ line: Line, to connection: Int) {
+    mutating func append(_ line: consuming Line, to connection: Int) {
         let size = line.size
         if let index = latest[connection], writes[index].seq == nil, writes[index].size + size <= Self.joinedBytes {
             writes[index].size += size

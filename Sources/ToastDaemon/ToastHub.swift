@@ -252,25 +252,29 @@ final class ToastHub: @unchecked Sendable {
         guard let connection = connections[id] else { return }
         let now = clock.now()
         let response = service.respond(toLine: line.readableBytesView, from: id, now: now)
-        // The scheduler's answers are encoded once the step is committed.
-        let answer = response.directive == nil ? response.schedulerSuccess : nil
-        var reply = answer == nil ? response.replyLine : nil
+        // The scheduler's answers (which come with no directive) are encoded
+        // once the step is committed.
+        let answer = response.schedulerSuccess
+        var reply: [UInt8]?
         var afterReply: [[UInt8]] = []
-        switch response.directive {
-        case .hello(let hello)?:
-            if hello.bindSource, let source = hello.source { persistence.bind(source, true) }
-        case .subscribe(let request)?:
-            switch connection.output.subscribed() {
-            case .sendSubscription:
-                afterReply = service.subscribe(id, request, ref: response.ref, now: now)
-                reply = afterReply.removeFirst()
+        if answer == nil {
+            reply = response.replyLine
+            switch response.directive {
+            case .hello(let hello)?:
+                if hello.bindSource, let source = hello.source { persistence.bind(source, true) }
+            case .subscribe(let request)?:
+                switch connection.output.subscribed() {
+                case .sendSubscription:
+                    afterReply = service.subscribe(id, request, ref: response.ref, now: now)
+                    reply = afterReply.removeFirst()
+                }
+            case .status?:
+                reply = WireEncoder.line(WireEncoder.ok(ref: response.ref, result: status()))
+            case .reload?:
+                reload(answering: id, ref: response.ref)
+            case nil:
+                break
             }
-        case .status?:
-            reply = WireEncoder.line(WireEncoder.ok(ref: response.ref, result: status()))
-        case .reload?:
-            reload(answering: id, ref: response.ref)
-        case nil:
-            break
         }
         if logsToasts { log(response.schedulerReply) }
         if let change = response.historyChange { persistence.note(change) }
