@@ -60,8 +60,9 @@ final class StatePersistence: @unchecked Sendable {
         whenQuiet: .init(commits: 64, rows: 1_024), atOnce: .init(commits: 256, rows: 4_096), quiet: .milliseconds(250)
     )
     private var isShutDown = false
-    /// The largest step committed on the loop, in rows.
-    static let inlineRows = 16
+    /// The largest step committed on the loop, in changes (about as many
+    /// as its rows).
+    static let inlineChanges = 16
 
     init(storage: DaemonStorage, loop: any EventLoop, logger: Logger) {
         switch storage {
@@ -128,8 +129,8 @@ final class StatePersistence: @unchecked Sendable {
         next.modes = scheduler.modes
         let step = next
         // After this step's commit is under way, so a checkpoint queues behind it.
-        defer { carry(checkpoints.committed(rows: step.rowCount, at: loop.now)) }
-        if waiting == 0, !checkpoints.isRunning, step.rowCount <= Self.inlineRows {
+        defer { carry(checkpoints.committed(rows: step.changeCount, at: loop.now)) }
+        if waiting == 0, !checkpoints.isRunning, step.changeCount <= Self.inlineChanges {
             do {
                 try store.commit(step)
             } catch {

@@ -55,69 +55,100 @@ public final class ToastStore: @unchecked Sendable {
         public var notes: [String]
     }
 
-    /// What one step (a read burst, a tick) changed.
+    /// What one step (a read burst, a tick) changed: its changes in order,
+    /// folded into rows by the commit. The step notes them on the event
+    /// loop and the commit folds them wherever it runs: a step committed on
+    /// the commit thread is folded there, and folding (a dictionary keyed
+    /// by toast id) was 3% of the loop's work an add (docs/BENCHMARKS.md,
+    /// section 2, "Replies written after the commit").
     public struct Batch: Sendable {
-        var upserts: [ToastID: ToastRecord] = [:]
-        var deletes: Set<ToastID> = []
-        var ended: [ToastHistory.Entry] = []
-        var historyRemovals: [ToastID] = []
-        var historyCleared = false
-        var bound: [String: Bool] = [:]
+        fileprivate enum Change: Sendable {
+            case event(ToastEvent)
+            case history(ToastService.HistoryChange)
+            case bind(String, Bool)
+        }
+
+        private var changes: [Change] = []
         /// The paused level and the modes, as the step left them.
         public var pausedLevel = 0
         public var modes: [String] = []
         public var nextID: ToastID = 1
         public var lastSequence: UInt64 = 0
-        var touched = false
 
         public init() {}
 
-        public var isEmpty: Bool { !touched }
+        public var isEmpty: Bool { changes.isEmpty }
 
-        /// How many rows the batch writes (besides the meta row): what
-        /// decides whether it is small enough to commit on the event loop.
-        public var rowCount: Int {
-            upserts.count + deletes.count + ended.count + historyRemovals.count + bound.count + (historyCleared ? 1 : 0)
-        }
+        /// How many changes the step noted: about as many as the rows it
+        /// writes, and what decides, without folding them, whether it is
+        /// small enough to commit on the event loop.
+        public var changeCount: Int { changes.count }
+
+        /// How many rows the batch writes (besides the meta row).
+        public var rowCount: Int { Rows(changes).count }
 
         /// Takes note of an event the scheduler published.
-        public mutating func note(_ event: ToastEvent) {
-            touched = true
-            switch event.kind {
-            case .queued(let record), .presented(let record), .updated(let record):
-                upserts[record.id] = record
-                if !deletes.isEmpty { deletes.remove(record.id) }
-            case .dismissed(let record, _), .cancelled(let record, _):
-                upserts[record.id] = nil
-                deletes.insert(record.id)
-                if let entry = ToastHistory.Entry(event) { ended.append(entry) }
-            case .action:
-                break
-            case .paused, .resumed, .modes:
-                break
-            }
-        }
+        public mutating func note(_ event: ToastEvent) { changes.append(.event(event)) }
 
-        public mutating func note(_ change: ToastService.HistoryChange) {
-            touched = true
-            switch change {
-            case .removed(let id):
-                // An entry this batch would insert goes too: the commit
-                // deletes before it inserts.
-                if !ended.isEmpty { ended.removeAll { $0.record.id == id } }
-                historyRemovals.append(id)
-            case .cleared:
-                historyCleared = true
-                historyRemovals = []
-                ended = []
-            }
-        }
+        public mutating func note(_ change: ToastService.HistoryChange) { changes.append(.history(change)) }
 
         /// A connection bound (`true`) or released (`false`) a source.
-        public mutating func bind(_ source: String, _ bound: Bool) {
-            touched = true
-            self.bound[source] = bound
+        public mutating func bind(_ source: String, _ bound: Bool) { changes.append(.bind(source, bound)) }
+
+        /// The rows a batch's changes come to: each toast's last state, the
+        /// ended toasts' history entries, and so on.
+        fileprivate struct Rows {
+            var upserts: [ToastID: ToastRecord] = [:]
+            var deletes: Set<ToastID> = []
+            var ended: [ToastHistory.Entry] = []
+            var historyRemovals: [ToastID] = []
+            var historyCleared = false
+            var bound: [String: Bool] = [:]
+
+            var count: Int {
+                upserts.count + deletes.count + ended.count + historyRemovals.count + bound.count + (historyCleared ? 1 : 0)
+            }
+
+            init(_ changes: [Change]) {
+                for change in changes {
+                    switch change {
+                    case .event(let event): note(event)
+                    case .history(let change): note(change)
+                    case .bind(let source, let bound): self.bound[source] = bound
+                    }
+                }
+            }
+
+            private mutating func note(_ event: ToastEvent) {
+                switch event.kind {
+                case .queued(let record), .presented(let record), .updated(let record):
+                    upserts[record.id] = record
+                    if !deletes.isEmpty { deletes.remove(record.id) }
+                case .dismissed(let record, _), .cancelled(let record, _):
+                    upserts[record.id] = nil
+                    deletes.insert(record.id)
+                    if let entry = ToastHistory.Entry(event) { ended.append(entry) }
+                case .action, .paused, .resumed, .modes:
+                    break
+                }
+            }
+
+            private mutating func note(_ change: ToastService.HistoryChange) {
+                switch change {
+                case .removed(let id):
+                    // An entry this batch would insert goes too: the commit
+                    // deletes before it inserts.
+                    if !ended.isEmpty { ended.removeAll { $0.record.id == id } }
+                    historyRemovals.append(id)
+                case .cleared:
+                    historyCleared = true
+                    historyRemovals = []
+                    ended = []
+                }
+            }
         }
+
+        fileprivate var rows: Rows { Rows(changes) }
     }
 
     public let path: String
@@ -295,8 +326,9 @@ public final class ToastStore: @unchecked Sendable {
         )
         let written = writtenCounters.withLock { $0 }
         var rows = historyRows.withLock { $0 }
+        let folded = batch.rows
         try database.writeWithoutTransaction { db in
-            try Self.transaction(db) { try write(batch, counters: counters, over: written, historyRows: &rows, db) }
+            try Self.transaction(db) { try write(folded, counters: counters, over: written, historyRows: &rows, db) }
         }
         writtenCounters.withLock { $0 = counters }
         historyRows.withLock { $0 = rows }
@@ -322,7 +354,7 @@ public final class ToastStore: @unchecked Sendable {
     /// 30 µs), and kept fewer than the daemon showed after a `restore`.
     private let historyRows = Mutex(0)
 
-    private func write(_ batch: Batch, counters: Counters, over written: Counters?, historyRows rows: inout Int, _ db: Database) throws {
+    private func write(_ batch: Batch.Rows, counters: Counters, over written: Counters?, historyRows rows: inout Int, _ db: Database) throws {
         // The rows of toasts and history go through SQLite's C API: binding
         // through GRDB's `StatementArguments` cost more than SQLite's own
         // work on the row (docs/BENCHMARKS.md, section 2, "Both threads, then the rules").

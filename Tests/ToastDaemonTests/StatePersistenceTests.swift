@@ -26,7 +26,7 @@ struct StatePersistenceTests {
         let (store, loaded) = try ToastStore.open(directory: directory, historySize: 10)
         let persistence = StatePersistence(storage: .durable(store, loaded), loop: loop, logger: Logger(label: "test"))
         defer { persistence.shutdown() }
-        let rowsPerStep = StatePersistence.inlineRows + 1
+        let rowsPerStep = StatePersistence.inlineChanges + 1
         // Each step's writes are prepared (encoded) and then delivered; a
         // preparation notes its step, how many toast rows the file held
         // then, and whether it ran on the loop.
