@@ -183,6 +183,17 @@ public struct Toast: Sendable, Hashable {
 
 public enum ToastRole: String, Sendable, Hashable, CaseIterable {
     case plain, info, success, warning, failure
+
+    /// The role's place in `allCases`.
+    var caseIndex: Int {
+        switch self {
+        case .plain: 0
+        case .info: 1
+        case .success: 2
+        case .warning: 3
+        case .failure: 4
+        }
+    }
 }
 
 public enum ToastAlignment: String, Sendable, Hashable, CaseIterable, Comparable {

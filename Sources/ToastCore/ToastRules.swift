@@ -11,7 +11,12 @@ import Glibc  // fnmatch(3)
 /// to run, and when (the toast's presentation).
 public struct ToastRules: Sendable {
     /// Per role, what a toast gets when neither its sender nor a rule said.
-    public var roles: [ToastRole: RoleDefaults] = [:]
+    public var roles: [ToastRole: RoleDefaults] = [:] {
+        didSet { defaultsByRole = Self.table(roles) }
+    }
+    /// `roles` as `apply` reads them: by the role's place among the cases,
+    /// without hashing the role for every toast.
+    private var defaultsByRole: [RoleDefaults?] = Self.table([:])
     public var rules: [ToastRule] = [] {
         didSet { compiled = rules.map(CompiledRule.init) }
     }
@@ -40,6 +45,11 @@ public struct ToastRules: Sendable {
         self.roles = roles
         self.rules = rules
         compiled = rules.map(CompiledRule.init)
+        defaultsByRole = Self.table(roles)
+    }
+
+    private static func table(_ roles: [ToastRole: RoleDefaults]) -> [RoleDefaults?] {
+        ToastRole.allCases.map { roles[$0] }
     }
 
     public var isEmpty: Bool { rules.isEmpty && roles.isEmpty }
@@ -77,7 +87,7 @@ public struct ToastRules: Sendable {
             if rule.drop { outcome.drop = true }
             if let exec = rule.exec { outcome.exec.append(exec) }
         }
-        if let defaults = roles[toast.role] {
+        if let defaults = defaultsByRole[toast.role.caseIndex] {
             if toast.duration == nil, unset.contains(.duration), let duration = defaults.duration {
                 toast.duration = duration
                 outcome.changedCheckedFields = true

@@ -69,6 +69,24 @@ struct ToastRulesTests {
         #expect(ruled.role == .failure && ruled.alignment == .center && ruled.duration == .indefinite)
     }
 
+    /// Each role gets its own defaults and no other's, however the roles
+    /// are set: at init, or changed afterwards (as a reload's config does).
+    @Test func eachRoleGetsItsOwnDefaults() {
+        let durations = Dictionary(uniqueKeysWithValues: ToastRole.allCases.enumerated().map { ($1, ToastDuration.seconds(Double($0 + 1))) })
+        var rules = ToastRules(roles: durations.mapValues { RoleDefaults(duration: $0) })
+        for role in ToastRole.allCases {
+            var toast = Toast(message: "m", role: role)
+            _ = rules.apply(to: &toast, unset: .all, modes: [])
+            #expect(toast.duration == durations[role], "\(role)")
+        }
+        rules.roles = [.warning: RoleDefaults(alignment: .bottom)]
+        for role in ToastRole.allCases {
+            var toast = Toast(message: "m", role: role)
+            _ = rules.apply(to: &toast, unset: .all, modes: [])
+            #expect(toast.duration == nil && toast.alignment == (role == .warning ? .bottom : .top), "\(role)")
+        }
+    }
+
     @Test func matchKeysAllMustMatch() {
         var match = ToastRule.Match()
         match.source = .glob("ci*")
