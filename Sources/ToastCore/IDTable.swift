@@ -68,13 +68,7 @@ struct IDTable<Value>: Sendable where Value: Sendable {
                 yield &zero!
                 return
             }
-            var slot: Int
-            switch find(key) {
-            case (let found?, _):
-                slot = found
-            case (nil, _):
-                slot = insertNew(value(), forKey: key)
-            }
+            let slot = find(key).found ?? insertNew(value(), forKey: key)
             yield &slots[slot].value
         }
     }

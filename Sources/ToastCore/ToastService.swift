@@ -171,12 +171,7 @@ public struct ToastService: Sendable {
     public mutating func respond<Bytes: Collection<UInt8>>(
         toLine line: Bytes, defaultSource: String?, now: ToastInstant, connection: EventRouter.ConnectionID? = nil
     ) -> Response {
-        switch WireDecoder.decode(line: line) {
-        case .success(let envelope):
-            return respond(to: envelope, defaultSource: defaultSource, now: now, connection: connection, decodedHere: true)
-        case .failure(let failure):
-            return Response(reply: WireEncoder.failure(ref: failure.ref, error: failure.error), effects: [])
-        }
+        respond(to: WireDecoder.decode(line: line), defaultSource: defaultSource, now: now, connection: connection, decodedHere: true)
     }
 
     /// Answers a line already decoded: its request, or the typed error it
@@ -185,9 +180,17 @@ public struct ToastService: Sendable {
         to decoded: Result<RequestEnvelope, WireDecoder.Failure>, defaultSource: String?, now: ToastInstant,
         connection: EventRouter.ConnectionID? = nil
     ) -> Response {
+        respond(to: decoded, defaultSource: defaultSource, now: now, connection: connection, decodedHere: false)
+    }
+
+    /// `decodedHere`: as below, for a request decoded from a line just now.
+    private mutating func respond(
+        to decoded: Result<RequestEnvelope, WireDecoder.Failure>, defaultSource: String?, now: ToastInstant,
+        connection: EventRouter.ConnectionID?, decodedHere: Bool
+    ) -> Response {
         switch decoded {
         case .success(let envelope):
-            return respond(to: envelope, defaultSource: defaultSource, now: now, connection: connection)
+            return respond(to: envelope, defaultSource: defaultSource, now: now, connection: connection, decodedHere: decodedHere)
         case .failure(let failure):
             return Response(reply: WireEncoder.failure(ref: failure.ref, error: failure.error), effects: [])
         }
