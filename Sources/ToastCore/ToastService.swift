@@ -81,12 +81,12 @@ public struct ToastService: Sendable {
             case .scheduler(let ref, .failure(let error)): WireEncoder.line(WireEncoder.failure(ref: ref, error: error))
             }
         }
-        /// The scheduler's answer to a command it carried out, with the
-        /// request's `ref`: a reply the caller may encode later, off the
-        /// event loop, to the bytes of `replyLine` (`WireEncoder.replyLine`).
-        public var schedulerSuccess: (ref: JSONValue?, reply: SchedulerReply)? {
-            if case .scheduler(let ref, .success(let result)) = stored { return (ref, result) }
-            return nil
+        /// Whether the scheduler carried out the command: the reply is
+        /// then the scheduler's answer, with no directive, and `replyLine`
+        /// may be encoded later, off the event loop.
+        public var isSchedulerSuccess: Bool {
+            if case .scheduler(_, .success) = stored { return true }
+            return false
         }
         /// What the scheduler answered, when the request was a command it carried out.
         public var schedulerReply: SchedulerReply? {

@@ -28,13 +28,14 @@ struct StepOutbox {
     /// Records are values, so the bytes are those of the moment of the reply.
     enum Line: Sendable {
         case bytes([UInt8])
-        case reply(ref: JSONValue?, SchedulerReply)
+        /// A response whose reply is the scheduler's answer.
+        case reply(ToastService.Response)
         case event(ToastEvent)
 
         var bytes: [UInt8] {
             switch self {
             case .bytes(let bytes): bytes
-            case .reply(let ref, let reply): WireEncoder.replyLine(ref: ref, reply)
+            case .reply(let response): response.replyLine ?? []
             case .event(let event): WireEncoder.eventLine(event)
             }
         }

@@ -252,37 +252,35 @@ final class ToastHub: @unchecked Sendable {
         guard let connection = connections[id] else { return }
         let now = clock.now()
         let response = service.respond(toLine: line.readableBytesView, from: id, now: now)
-        // The scheduler's answers (which come with no directive) are encoded
-        // once the step is committed.
-        let answer = response.schedulerSuccess
-        var reply: [UInt8]?
-        var afterReply: [[UInt8]] = []
-        if answer == nil {
-            reply = response.replyLine
-            switch response.directive {
-            case .hello(let hello)?:
-                if hello.bindSource, let source = hello.source { persistence.bind(source, true) }
-            case .subscribe(let request)?:
-                switch connection.output.subscribed() {
-                case .sendSubscription:
-                    afterReply = service.subscribe(id, request, ref: response.ref, now: now)
-                    reply = afterReply.removeFirst()
-                }
-            case .status?:
-                reply = WireEncoder.line(WireEncoder.ok(ref: response.ref, result: status()))
-            case .reload?:
-                reload(answering: id, ref: response.ref)
-            case nil:
-                break
-            }
-        }
         if logsToasts { log(response.schedulerReply) }
         if let change = response.historyChange { persistence.note(change) }
-        if let answer {
-            outbox.append(.reply(ref: answer.ref, answer.reply), to: id)
-        } else if let reply {
-            send(reply, to: connection)
+        // The scheduler's answers (which come with no directive) are encoded
+        // once the step is committed.
+        if response.isSchedulerSuccess {
+            let effects = response.effects
+            outbox.append(.reply(response), to: id)
+            apply(effects)
+            return
         }
+        var reply = response.replyLine
+        var afterReply: [[UInt8]] = []
+        switch response.directive {
+        case .hello(let hello)?:
+            if hello.bindSource, let source = hello.source { persistence.bind(source, true) }
+        case .subscribe(let request)?:
+            switch connection.output.subscribed() {
+            case .sendSubscription:
+                afterReply = service.subscribe(id, request, ref: response.ref, now: now)
+                reply = afterReply.removeFirst()
+            }
+        case .status?:
+            reply = WireEncoder.line(WireEncoder.ok(ref: response.ref, result: status()))
+        case .reload?:
+            reload(answering: id, ref: response.ref)
+        case nil:
+            break
+        }
+        if let reply { send(reply, to: connection) }
         for line in afterReply { send(line, to: connection) }
         apply(response.effects)
     }

@@ -60,30 +60,30 @@ struct StepOutboxTests {
         #expect(sizes.count == (200 + linesPerWrite - 1) / linesPerWrite, "every write but the last is full")
     }
 
-    /// An add's reply and its event, as a step would have them.
-    static func answer(_ message: String) -> (ref: JSONValue?, reply: SchedulerReply, event: ToastEvent) {
+    /// An add's response and its event, as a step would have them.
+    static func answer(_ message: String) -> (response: ToastService.Response, event: ToastEvent) {
         var service = ToastService(instance: "i")
         let line = Array(#"{"op":"add","ref":7,"toast":{"message":"\#(message)"}}"#.utf8)
         let response = service.respond(toLine: line, defaultSource: nil, now: 5)
-        let answer = response.schedulerSuccess!
-        return (answer.ref, answer.reply, response.events.first!)
+        #expect(response.isSchedulerSuccess)
+        return (response, response.events.first!)
     }
 
     /// Replies and events left for later are encoded to the bytes they
     /// would have had at once, in their places among the lines already
     /// written, however the two kinds alternate.
     @Test func linesEncodedLaterKeepTheirBytesAndPlaces() {
-        let (ref, reply, event) = Self.answer("later")
+        let (response, event) = Self.answer("later")
         var outbox = StepOutbox()
         outbox.append(line: Self.line("first"), to: 1)
-        outbox.append(.reply(ref: ref, reply), to: 1)
+        outbox.append(.reply(response), to: 1)
         outbox.append(line: Self.line("between"), to: 1)
         outbox.append(.event(event), to: 1)
         outbox.append(ByteBuffer(string: "event\n"), to: 2, seq: 1)
         outbox.append(line: Self.line("last"), to: 1)
         #expect(outbox.writes.first?.lines.count == 4, "the lines after the first reply wait with it")
         let expected =
-            "first\n" + String(decoding: WireEncoder.replyLine(ref: ref, reply), as: UTF8.self) + "between\n"
+            "first\n" + String(decoding: response.replyLine!, as: UTF8.self) + "between\n"
             + String(decoding: WireEncoder.eventLine(event), as: UTF8.self) + "last\n"
         let writes = StepOutbox.encoded(outbox.writes)
         #expect(writes.map(\.connection) == [1, 2])
@@ -95,12 +95,12 @@ struct StepOutboxTests {
     /// A reply not yet encoded counts for its estimate toward the joined
     /// write's bound, so a long burst of them still flushes as it goes.
     @Test func repliesLeftForLaterCountTowardTheFlushSize() {
-        let (ref, reply, _) = Self.answer("burst")
+        let (response, _) = Self.answer("burst")
         var outbox = StepOutbox()
         let perWrite = StepOutbox.joinedBytes / StepOutbox.unencodedLineSize
-        for _ in 0..<(perWrite * 2 + 1) { outbox.append(.reply(ref: ref, reply), to: 1) }
+        for _ in 0..<(perWrite * 2 + 1) { outbox.append(.reply(response), to: 1) }
         #expect(outbox.writes.map(\.lines.count) == [perWrite, perWrite, 1])
-        let one = WireEncoder.replyLine(ref: ref, reply).count
+        let one = response.replyLine!.count
         #expect(StepOutbox.encoded(outbox.writes).map(\.bytes.readableBytes) == [perWrite * one, perWrite * one, one])
     }
 }
