@@ -21,7 +21,29 @@ public struct EventRouter: Sendable {
     /// Subscribers in connection order, so that deliveries are deterministic.
     private var subscribers: [ConnectionID] = []
     /// The open connections that added each live toast.
-    private var origins = IDTable<[ConnectionID]>(filler: [])
+    private var origins = IDTable<Adders>(filler: Adders())
+
+    /// The connections that added one toast, in the order they did: nearly
+    /// always one, kept without an array (an allocation an add, and its
+    /// release at the toast's end).
+    struct Adders: Sendable {
+        private var first: ConnectionID?
+        private var more: [ConnectionID] = []
+
+        mutating func insert(_ connection: ConnectionID) {
+            if first == nil {
+                first = connection
+            } else if first != connection && !more.contains(connection) {
+                more.append(connection)
+            }
+        }
+
+        func forEach(_ body: (ConnectionID) -> Void) {
+            guard let first else { return }
+            body(first)
+            for connection in more { body(connection) }
+        }
+    }
 
     public init() {}
 
@@ -54,12 +76,7 @@ public struct EventRouter: Sendable {
     /// live: it hears that toast's `action` and its end.
     public mutating func noteAdder(_ connection: ConnectionID, of toast: ToastID) {
         guard open.contains(connection) else { return }
-        Self.append(connection, to: &origins[toast, default: []])
-    }
-
-    /// One lookup of the toast's adders for the check and the append.
-    private static func append(_ connection: ConnectionID, to adders: inout [ConnectionID]) {
-        if !adders.contains(connection) { adders.append(connection) }
+        origins[toast, default: Adders()].insert(connection)
     }
 
     /// Where an event goes, subscribers first (in connection order), then
@@ -73,8 +90,8 @@ public struct EventRouter: Sendable {
         switch event.kind {
         case .action, .dismissed, .cancelled:
             let subscribed = deliveries.count
-            for connection in origins[record.id] ?? [] where open.contains(connection) {
-                if !deliveries[..<subscribed].contains(where: { $0.connection == connection }) {
+            origins[record.id]?.forEach { connection in
+                if open.contains(connection), !deliveries[..<subscribed].contains(where: { $0.connection == connection }) {
                     deliveries.append(Delivery(connection: connection, asSubscriber: false))
                 }
             }

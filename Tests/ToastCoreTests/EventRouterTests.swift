@@ -1,0 +1,43 @@
+import Testing
+
+@testable import ToastCore
+
+/// Who hears a toast's end: its adders (PROTOCOL.md, section 6.3).
+@Suite("Event routing")
+struct EventRouterTests {
+    static func ended(_ id: ToastID, seq: UInt64) -> ToastEvent {
+        let record = ToastRecord(
+            id: id, toast: Toast(message: "m"), state: .shown, repeatCount: 1, createdAt: 0, presentedAt: 0, expiresAt: nil
+        )
+        return ToastEvent(seq: seq, time: 0, kind: .dismissed(record, .expired))
+    }
+
+    /// Every connection that added the toast hears its end once, in the
+    /// order they added it, however often each added it; a closed adder
+    /// and a connection that never added it hear nothing, and once the
+    /// toast has ended nobody is its adder any more.
+    @Test func everyOpenAdderHearsTheEndOnceInOrder() {
+        var router = EventRouter()
+        for connection in 1...5 { router.connect(connection) }
+        for adder in [3, 1, 3, 4, 1, 2, 4] { router.noteAdder(adder, of: 7) }
+        router.noteAdder(5, of: 8)
+        router.disconnect(2)
+        let deliveries = router.route(Self.ended(7, seq: 1))
+        #expect(deliveries.map(\.connection) == [3, 1, 4])
+        #expect(deliveries.allSatisfy { !$0.asSubscriber })
+        #expect(router.route(Self.ended(7, seq: 2)).isEmpty, "the adders were forgotten at the end")
+        #expect(router.route(Self.ended(8, seq: 3)).map(\.connection) == [5])
+    }
+
+    /// An adder that also subscribes hears the end once, as a subscriber.
+    @Test func anAdderThatSubscribesHearsTheEndOnce() {
+        var router = EventRouter()
+        for connection in 1...2 { router.connect(connection) }
+        router.noteAdder(1, of: 7)
+        router.noteAdder(2, of: 7)
+        router.subscribe(2, filter: EventFilter())
+        let deliveries = router.route(Self.ended(7, seq: 1))
+        #expect(deliveries.map(\.connection) == [2, 1])
+        #expect(deliveries.map(\.asSubscriber) == [true, false])
+    }
+}
