@@ -251,13 +251,17 @@ final class ToastHub: @unchecked Sendable {
         loop.preconditionInEventLoop()
         guard let connection = connections[id] else { return }
         let now = clock.now()
-        let response = service.respond(toLine: line.readableBytesView, from: id, now: now)
+        var response = service.respond(toLine: line.readableBytesView, from: id, now: now)
         if logsToasts { log(response.schedulerReply) }
         if let change = response.historyChange { persistence.note(change) }
         // The scheduler's answers (which come with no directive) are encoded
-        // once the step is committed.
+        // once the step is committed. The response waits for that without
+        // its effects: kept with it, each add's array of them outlived the
+        // add, and 100,000 queued toasts took 8 MiB more (docs/BENCHMARKS.md,
+        // section 4).
         if response.isSchedulerSuccess {
             let effects = response.effects
+            response.effects = []
             outbox.append(.reply(response), to: id)
             apply(effects)
             return
