@@ -100,8 +100,13 @@ struct StepOutbox {
 
     /// A subscriber's event (`seq`), or bytes already in a buffer.
     mutating func append(_ bytes: ByteBuffer, to connection: Int, seq: UInt64?) {
-        if let previous = latest.updateValue(writes.count, forKey: connection) { writes[previous].isLast = false }
-        writes.append(Write(connection: connection, bytes: bytes, seq: seq, size: bytes.readableBytes))
+        add(Write(connection: connection, bytes: bytes, seq: seq, size: bytes.readableBytes))
+    }
+
+    /// A new write, now its connection's last.
+    private mutating func add(_ write: Write) {
+        if let previous = latest.updateValue(writes.count, forKey: write.connection) { writes[previous].isLast = false }
+        writes.append(write)
     }
 
     /// A line that bypasses the lag bound, joined to the connection's
@@ -132,8 +137,7 @@ struct StepOutbox {
         } else {
             lines = [line]
         }
-        if let previous = latest.updateValue(writes.count, forKey: connection) { writes[previous].isLast = false }
-        writes.append(Write(connection: connection, bytes: bytes, lines: lines, seq: nil, size: size))
+        add(Write(connection: connection, bytes: bytes, lines: lines, seq: nil, size: size))
     }
 
     /// `writes` with every line encoded, in order: run once the step is

@@ -84,9 +84,6 @@ public final class ToastStore: @unchecked Sendable {
         /// small enough to commit on the event loop.
         public var changeCount: Int { changes.count }
 
-        /// How many rows the batch writes (besides the meta row).
-        public var rowCount: Int { Rows(changes).count }
-
         /// Takes note of an event the scheduler published.
         public mutating func note(_ event: ToastEvent) { changes.append(.event(event)) }
 
@@ -104,10 +101,6 @@ public final class ToastStore: @unchecked Sendable {
             var historyRemovals: [ToastID] = []
             var historyCleared = false
             var bound: [String: Bool] = [:]
-
-            var count: Int {
-                upserts.count + deletes.count + ended.count + historyRemovals.count + bound.count + (historyCleared ? 1 : 0)
-            }
 
             init(_ changes: [Change]) {
                 for change in changes {
