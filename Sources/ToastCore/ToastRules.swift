@@ -61,7 +61,23 @@ public struct ToastRules: Sendable {
         /// The commands to run when the toast is presented, in rule order.
         public var exec: [[String]] = []
         /// The indexes of the rules that matched, in order.
-        public var matched: [Int] = []
+        public var matched: [Int] {
+            (0..<Self.maskedRules).filter { firstMatched & (1 << $0) != 0 } + laterMatched
+        }
+        /// Which of the first 64 rules matched, a bit each, and the later
+        /// ones that did: an add that matched a rule no longer allocates an
+        /// array (only tests and the benchmarks ask for `matched`).
+        private var firstMatched: UInt64 = 0
+        private var laterMatched: [Int] = []
+        private static let maskedRules = UInt64.bitWidth
+
+        mutating func noteMatch(_ index: Int) {
+            if index < Self.maskedRules {
+                firstMatched |= 1 << index
+            } else {
+                laterMatched.append(index)
+            }
+        }
         /// A rule or the role's defaults set a field that `Toast.validate()`
         /// checks (the scene, the icon or the duration): the toast must be
         /// checked again before it is added.
@@ -78,10 +94,7 @@ public struct ToastRules: Sendable {
         var outcome = Outcome()
         var unset = unset
         for (index, rule) in compiled.enumerated() where rule.match.matches(toast, modes: modes) {
-            // Room for a few at the first match: growing from empty was two
-            // allocations an add with the benchmark's twenty rules.
-            if outcome.matched.isEmpty { outcome.matched.reserveCapacity(min(compiled.count - index, 8)) }
-            outcome.matched.append(index)
+            outcome.noteMatch(index)
             if rule.set.changesCheckedFields { outcome.changedCheckedFields = true }
             rule.set.apply(to: &toast, unset: &unset)
             if rule.drop { outcome.drop = true }

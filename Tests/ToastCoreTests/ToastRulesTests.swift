@@ -30,6 +30,19 @@ struct ToastRulesTests {
     /// `apply` walks a compiled copy of `rules`: a rule appended, replaced
     /// or removed after the rules were made (as the config reader appends
     /// them) takes effect at once.
+    /// `matched` lists every matching rule in order, past the 64 kept as
+    /// bits as well.
+    @Test func matchedListsEveryMatchingRuleInOrder() {
+        let matching: Set = [0, 3, 63, 64, 70, 99]
+        let rules = ToastRules(
+            rules: (0..<100).map { index in
+                Self.rule { $0.match.message = .glob(matching.contains(index) ? "m*" : "x*") }
+            }
+        )
+        var toast = Toast(message: "m")
+        #expect(rules.apply(to: &toast, modes: []).matched == matching.sorted())
+    }
+
     @Test func rulesChangedAfterInitApply() {
         var rules = ToastRules()
         rules.rules.append(Self.rule { $0.match.role = .info; $0.set.icon = "appended" })
