@@ -73,8 +73,8 @@ extension Toast {
     }
 
     // The field's name is only built for an error: every add is checked
-    // (by the decoder, then again by the scheduler, after the rules), and
-    // almost none fails.
+    // (by the decoder, and by the scheduler when something after the
+    // decoder set a checked field), and almost none fails.
     static func checkText(_ text: String, field: @autoclosure () -> String, max: Int) throws(ToastError) {
         if text.isBlank {
             throw .invalid(field(), "must not be empty or only whitespace")
