@@ -125,29 +125,25 @@ public struct BoundedRegex: Sendable {
 
     /// Whether `text` contains one of `required` (always, when there are none
     /// or the text is not contiguous UTF-8).
-    private func mayMatch(_ text: String) -> Bool {
+    private func mayMatch(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let required else { return true }
-        return text.utf8.withContiguousStorageIfAvailable { bytes in
-            required.contains { Self.find($0, in: bytes) }
-        } ?? true
+        return required.contains { $0.withUnsafeBufferPointer { Self.find($0, in: utf8) } }
     }
 
     /// Whether `needle` (not empty) occurs in `haystack`: memchr for its
     /// first byte, memcmp for the rest (Glibc's module has no memmem).
-    static func find(_ needle: [UInt8], in haystack: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func find(_ needle: UnsafeBufferPointer<UInt8>, in haystack: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = haystack.baseAddress, needle.count <= haystack.count else { return false }
-        return needle.withUnsafeBufferPointer { needle in
-            let first = Int32(needle[0])
-            let last = base + (haystack.count - needle.count)
-            var cursor = base
-            while cursor <= last {
-                guard let hit = memchr(cursor, first, last - cursor + 1) else { return false }
-                let start = UnsafePointer(hit.assumingMemoryBound(to: UInt8.self))
-                if memcmp(start, needle.baseAddress!, needle.count) == 0 { return true }
-                cursor = start + 1
-            }
-            return false
+        let first = Int32(needle[0])
+        let last = base + (haystack.count - needle.count)
+        var cursor = base
+        while cursor <= last {
+            guard let hit = memchr(cursor, first, last - cursor + 1) else { return false }
+            let start = UnsafePointer(hit.assumingMemoryBound(to: UInt8.self))
+            if memcmp(start, needle.baseAddress!, needle.count) == 0 { return true }
+            cursor = start + 1
         }
+        return false
     }
 
     /// Follows the pattern's start through jumps and splits: whether every
@@ -220,7 +216,13 @@ public struct BoundedRegex: Sendable {
 
     /// Whether the pattern matches anywhere in `text`.
     public func matches(_ text: String) -> Bool {
-        mayMatch(text) && matchesByMachine(text)
+        var text = text
+        return text.withUTF8(matches)
+    }
+
+    /// Whether the pattern matches anywhere in `utf8`, valid UTF-8 (a string's bytes).
+    func matches(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        mayMatch(utf8) && matchesByMachine(utf8)
     }
 
     /// The machine alone, without the literal prefilter: what a text that
@@ -230,10 +232,12 @@ public struct BoundedRegex: Sendable {
     /// scalar outside ASCII.
     @_spi(Benchmarks) public func matchesByMachine(_ text: String) -> Bool {
         var text = text
-        return text.withUTF8 { utf8 in
-            guard let dfa else { return matchesBySets(utf8, from: 0, threads: []) }
-            return dfa.matches(utf8, in: self)
-        }
+        return text.withUTF8(matchesByMachine)
+    }
+
+    private func matchesByMachine(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let dfa else { return matchesBySets(utf8, from: 0, threads: []) }
+        return dfa.matches(utf8, in: self)
     }
 
     /// The sets of states alone (never the table): the reference the

@@ -93,12 +93,25 @@ public struct ToastRules: Sendable {
     public func apply(to toast: inout Toast, unset: ToastFieldSet = [], modes: [String]) -> Outcome {
         var outcome = Outcome()
         var unset = unset
-        for (index, rule) in compiled.enumerated() where rule.match.matches(toast, modes: modes) {
-            outcome.noteMatch(index)
-            if rule.set.changesCheckedFields { outcome.changedCheckedFields = true }
-            rule.set.apply(to: &toast, unset: &unset)
-            if rule.drop { outcome.drop = true }
-            if let exec = rule.exec { outcome.exec.append(exec) }
+        if !compiled.isEmpty {
+            // No rule changes the texts, so their bytes are taken once, not per rule.
+            RuleTexts.of(source: toast.source, title: toast.title, message: toast.message) { texts in
+                compiled.withUnsafeBufferPointer { rules in
+                    for index in rules.indices {
+                        // Borrowed, not retained (`compiled` holds every rule
+                        // while `apply` runs); `compiled[index].match` even
+                        // copied the match.
+                        Unmanaged.passUnretained(rules[index])._withUnsafeGuaranteedRef { rule in
+                            guard rule.match.matches(&toast, texts, modes: modes) else { return }
+                            outcome.noteMatch(index)
+                            if rule.set.changesCheckedFields { outcome.changedCheckedFields = true }
+                            rule.set.apply(to: &toast, unset: &unset)
+                            if rule.drop { outcome.drop = true }
+                            if let exec = rule.exec { outcome.exec.append(exec) }
+                        }
+                    }
+                }
+            }
         }
         if let defaults = defaultsByRole[toast.role.caseIndex] {
             if toast.duration == nil, unset.contains(.duration), let duration = defaults.duration {
@@ -165,17 +178,24 @@ public struct ToastRule: Sendable {
 
         public init() {}
 
-        @inline(__always)
         public func matches(_ toast: Toast, modes: [String]) -> Bool {
+            var toast = toast
+            return RuleTexts.of(source: toast.source, title: toast.title, message: toast.message) { matches(&toast, $0, modes: modes) }
+        }
+
+        /// `toast` is only read; inout, the rules' loop hands over the
+        /// toast it is changing without a copy (a retain and a release per rule).
+        @inline(__always)
+        func matches(_ toast: inout Toast, _ texts: RuleTexts, modes: [String]) -> Bool {
             // Optional chaining borrows each key where `if let` would copy
             // it (a retain and a release per key, per rule, per toast).
             if role != nil && toast.role != role { return false }
             if alignment != nil && toast.alignment != alignment { return false }
             if scene.map({ $0 == toast.scene }) == false { return false }
             if mode.map(modes.contains) == false { return false }
-            if source?.matches(toast.source ?? "") == false { return false }
-            if title?.matches(toast.title ?? "") == false { return false }
-            if message?.matches(toast.message) == false { return false }
+            if source?.matches(texts.source) == false { return false }
+            if title?.matches(texts.title) == false { return false }
+            if message?.matches(texts.message) == false { return false }
             return true
         }
     }
@@ -218,19 +238,52 @@ public struct ToastRule: Sendable {
 
 /// A glob (fnmatch(3): `*`, `?`, `[...]`) or a bounded regular expression.
 ///
-/// A struct of two optionals rather than an enum with two payloads: such an
-/// enum keeps its case in spare bits of the payloads' pointers, which hides
-/// them from LeakSanitizer (the fuzzer then reports live rules as leaks).
-public struct TextPattern: Sendable {
+/// Two optionals rather than an enum with two payloads: such an enum keeps
+/// its case in spare bits of the payloads' pointers, which hides them from
+/// LeakSanitizer (the fuzzer then reports live rules as leaks). A class, so
+/// that a rule holds one pointer per text it matches: as a struct of a glob
+/// and a regex, each rule tried loaded some forty words of its match onto
+/// the stack for every toast.
+public final class TextPattern: Sendable {
     private let globPattern: Glob?
     private let regexPattern: BoundedRegex?
+
+    private init(globPattern: Glob?, regexPattern: BoundedRegex?) {
+        self.globPattern = globPattern
+        self.regexPattern = regexPattern
+    }
 
     public static func glob(_ glob: Glob) -> TextPattern { TextPattern(globPattern: glob, regexPattern: nil) }
     public static func regex(_ regex: BoundedRegex) -> TextPattern { TextPattern(globPattern: nil, regexPattern: regex) }
 
     public func matches(_ text: String) -> Bool {
-        if let globPattern { return globPattern.matches(text) }
-        return regexPattern?.matches(text) ?? true
+        var text = text
+        return text.withUTF8(matches)
+    }
+
+    /// Whether the pattern matches `utf8`, valid UTF-8 (a `String`'s bytes).
+    func matches(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        if let globPattern { return globPattern.matches(utf8) }
+        return regexPattern?.matches(utf8) ?? true
+    }
+}
+
+/// A toast's texts as the rules match them: the UTF-8 bytes of each, a
+/// missing source or title as the empty text.
+struct RuleTexts {
+    let source: UnsafeBufferPointer<UInt8>
+    let title: UnsafeBufferPointer<UInt8>
+    let message: UnsafeBufferPointer<UInt8>
+
+    /// Calls `body` with the bytes of the three texts, each taken once
+    /// (for a native string, its own storage; for a small one, a copy on the stack).
+    static func of<Result>(source: String?, title: String?, message: String, _ body: (RuleTexts) -> Result) -> Result {
+        var source = source ?? ""
+        var title = title ?? ""
+        var message = message
+        return source.withUTF8 { source in
+            title.withUTF8 { title in message.withUTF8 { body(RuleTexts(source: source, title: title, message: $0)) } }
+        }
     }
 }
 
@@ -289,55 +342,72 @@ public struct Glob: Sendable, ExpressibleByStringLiteral {
     public init(stringLiteral value: String) { self.init(value) }
 
     public func matches(_ text: String) -> Bool {
-        switch shape {
-        case .anything:
-            return true
-        case .exact:
-            return text.utf8.elementsEqual(bytes)
-        case .prefix:
-            guard !bytes.isEmpty else { return true }
-            return text.utf8.withContiguousStorageIfAvailable { utf8 in
-                utf8.count >= bytes.count && bytes.withUnsafeBufferPointer { memcmp(utf8.baseAddress!, $0.baseAddress!, $0.count) == 0 }
-            } ?? text.utf8.starts(with: bytes)
-        case .suffix:
-            let utf8 = text.utf8
-            return utf8.count >= bytes.count && utf8.suffix(bytes.count).elementsEqual(bytes)
-        case .contains:
-            var text = text
-            return text.withUTF8 { buffer in
-                guard buffer.count >= bytes.count else { return false }
-                if bytes.isEmpty { return true }
-                for start in 0...(buffer.count - bytes.count) where buffer[start] == bytes[0] {
-                    if buffer[start..<start + bytes.count].elementsEqual(bytes) { return true }
+        var text = text
+        return text.withUTF8(matches)
+    }
+
+    /// Whether the glob matches `text`, a string's UTF-8 bytes.
+    func matches(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.withUnsafeBufferPointer { literal in
+            switch shape {
+            case .anything:
+                return true
+            case .exact:
+                return text.count == literal.count && Self.equal(literal, text, at: 0)
+            case .prefix:
+                return text.count >= literal.count && Self.equal(literal, text, at: 0)
+            case .suffix:
+                return text.count >= literal.count && Self.equal(literal, text, at: text.count - literal.count)
+            case .contains:
+                return literal.isEmpty || BoundedRegex.find(literal, in: text)
+            case .wildcards:
+                return Self.matchWildcards(literal, text)
+            case .general:
+                // fnmatch reads C strings: the text with a NUL after it.
+                return withUnsafeTemporaryAllocation(of: CChar.self, capacity: text.count + 1) { cText in
+                    UnsafeMutableRawBufferPointer(cText).copyMemory(from: UnsafeRawBufferPointer(text))
+                    cText[text.count] = 0
+                    return cPattern.withUnsafeBufferPointer { fnmatch($0.baseAddress!, cText.baseAddress!, 0) == 0 }
                 }
-                return false
             }
-        case .wildcards:
-            var text = text
-            return text.withUTF8 { text in bytes.withUnsafeBufferPointer { Self.matchWildcards($0, text) } }
-        case .general:
-            // withCString hands over a native string's own bytes; passing the
-            // String made a C string copy of it on every call.
-            return cPattern.withUnsafeBufferPointer { pattern in text.withCString { fnmatch(pattern.baseAddress!, $0, 0) == 0 } }
         }
     }
 
+    /// Whether `literal` occurs in `text` at `offset` (which leaves room for it).
+    private static func equal(_ literal: UnsafeBufferPointer<UInt8>, _ text: UnsafeBufferPointer<UInt8>, at offset: Int) -> Bool {
+        literal.isEmpty || memcmp(text.baseAddress! + offset, literal.baseAddress!, literal.count) == 0
+    }
+
     /// `*` and `?` over bytes, as fnmatch reads them in the C locale (where
-    /// `?` is one byte): on a mismatch, the last `*` takes one byte more.
-    /// A later `*` never needs an earlier one to give back, so one resume
+    /// `?` is one byte): on a mismatch, the last `*` takes more of the text,
+    /// up to the next place where the byte after it occurs (memchr). A
+    /// later `*` never needs an earlier one to give back, so one resume
     /// point is enough, and a text costs at most its length times the pattern's.
     private static func matchWildcards(_ pattern: UnsafeBufferPointer<UInt8>, _ text: UnsafeBufferPointer<UInt8>) -> Bool {
         let star = UInt8(ascii: "*")
         let any = UInt8(ascii: "?")
+        /// Where, from `offset` on, the text may next match `expected`: the
+        /// offset itself for a wildcard, else the byte's next occurrence.
+        func next(_ expected: UInt8, from offset: Int) -> Int? {
+            guard offset <= text.count else { return nil }
+            if expected == any || expected == star { return offset }
+            guard offset < text.count, let hit = memchr(text.baseAddress! + offset, Int32(expected), text.count - offset) else { return nil }
+            return UnsafePointer(hit.assumingMemoryBound(to: UInt8.self)) - text.baseAddress!
+        }
         var patternIndex = 0
         var textIndex = 0
+        // The pattern just after the last `*` met, and where in the text it was last tried.
         var resume: (pattern: Int, text: Int)?
-        while textIndex < text.count {
+        while textIndex < text.count || (patternIndex < pattern.count && pattern[patternIndex] == star) {
             if patternIndex < pattern.count {
                 let expected = pattern[patternIndex]
                 if expected == star {
                     patternIndex += 1
-                    resume = (patternIndex, textIndex)
+                    // A trailing `*` takes the rest of the text.
+                    guard patternIndex < pattern.count else { return true }
+                    guard let start = next(pattern[patternIndex], from: textIndex) else { return false }
+                    resume = (patternIndex, start)
+                    textIndex = start
                     continue
                 }
                 if expected == any || expected == text[textIndex] {
@@ -346,12 +416,11 @@ public struct Glob: Sendable, ExpressibleByStringLiteral {
                     continue
                 }
             }
-            guard let last = resume else { return false }
-            resume = (last.pattern, last.text + 1)
+            guard let last = resume, let start = next(pattern[last.pattern], from: last.text + 1) else { return false }
+            resume = (last.pattern, start)
             patternIndex = last.pattern
-            textIndex = last.text + 1
+            textIndex = start
         }
-        while patternIndex < pattern.count, pattern[patternIndex] == star { patternIndex += 1 }
         return patternIndex == pattern.count
     }
 }

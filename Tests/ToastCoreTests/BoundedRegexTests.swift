@@ -249,7 +249,9 @@ struct BoundedRegexTests {
 
     @Test func findsALiteralAnywhereInTheBytes() {
         func find(_ needle: String, _ haystack: String) -> Bool {
-            Array(haystack.utf8).withUnsafeBufferPointer { BoundedRegex.find(Array(needle.utf8), in: $0) }
+            Array(haystack.utf8).withUnsafeBufferPointer { haystack in
+                Array(needle.utf8).withUnsafeBufferPointer { BoundedRegex.find($0, in: haystack) }
+            }
         }
         #expect(find("ab", "ab"))
         #expect(find("ab", "xxab"))
