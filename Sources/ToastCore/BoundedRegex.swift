@@ -123,8 +123,7 @@ public struct BoundedRegex: Sendable {
         }
     }
 
-    /// Whether `text` contains one of `required` (always, when there are none
-    /// or the text is not contiguous UTF-8).
+    /// Whether `utf8` contains one of `required` (always, when there are none).
     private func mayMatch(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let required else { return true }
         return required.contains { $0.withUnsafeBufferPointer { Self.find($0, in: utf8) } }

@@ -129,6 +129,8 @@ final class StatePersistence: @unchecked Sendable {
         next.modes = scheduler.modes
         let step = next
         // After this step's commit is under way, so a checkpoint queues behind it.
+        // Its changes stand for its rows: about one row written each, counted
+        // without folding the batch on the loop.
         defer { carry(checkpoints.committed(rows: step.changeCount, at: loop.now)) }
         if waiting == 0, !checkpoints.isRunning, step.changeCount <= Self.inlineChanges {
             do {
