@@ -19,7 +19,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        if let id = hub.register(context.channel, source: source) {
+        if let id = hub.register(context, source: source) {
             self.id = id
         } else {
             let error =

@@ -199,14 +199,32 @@ final class ToastHub: @unchecked Sendable {
     final class Connection: @unchecked Sendable {
         let id: Int
         let channel: any Channel
+        /// Its `ConnectionHandler`'s context. A step's writes start there,
+        /// next to the socket (no outbound handler sits between), where
+        /// `channel.write` went through the `Channel` existential, a generic
+        /// wrapper and the pipeline's tail: about 1.5k instructions a
+        /// subscriber and event at 128 subscribers (docs/BENCHMARKS.md, section 3).
+        private let context: ChannelHandlerContext
         /// What to do with its output (`SubscriberStateMachine`).
         var output: SubscriberStateMachine
 
-        init(id: Int, channel: any Channel, limits: SubscriberStateMachine.Limits) {
+        init(id: Int, context: ChannelHandlerContext, limits: SubscriberStateMachine.Limits) {
             self.id = id
-            self.channel = channel
+            self.channel = context.channel
+            self.context = context
             self.output = SubscriberStateMachine(limits: limits)
         }
+
+        /// Writes `bytes` into the channel, and flushes it with them if `flush`.
+        func write(_ bytes: ByteBuffer, flush: Bool) {
+            if flush {
+                context.writeAndFlush(NIOAny(bytes), promise: nil)
+            } else {
+                context.write(NIOAny(bytes), promise: nil)
+            }
+        }
+
+        func flush() { context.flush() }
     }
 
     var connectionCount: Int { connections.count }
@@ -218,12 +236,12 @@ final class ToastHub: @unchecked Sendable {
     // MARK: - Connections
 
     /// Registers a connection, or returns nil when the daemon serves its limit.
-    func register(_ channel: any Channel, source: String) -> Int? {
+    func register(_ context: ChannelHandlerContext, source: String) -> Int? {
         loop.preconditionInEventLoop()
         guard connections.count < limits.maxConnections, !isShuttingDown else { return nil }
         let id = nextConnectionID
         nextConnectionID += 1
-        connections[id] = Connection(id: id, channel: channel, limits: SubscriberStateMachine.Limits(bufferBytes: limits.subscriberBufferBytes))
+        connections[id] = Connection(id: id, context: context, limits: SubscriberStateMachine.Limits(bufferBytes: limits.subscriberBufferBytes))
         service.connect(id, source: source)
         return id
     }
@@ -466,18 +484,14 @@ final class ToastHub: @unchecked Sendable {
         if isLast { connection.output.flushed() }
         switch action {
         case .write(let burst):
-            if burst || isLast {
-                connection.channel.writeAndFlush(bytes, promise: nil)
-            } else {
-                connection.channel.write(bytes, promise: nil)
-            }
+            connection.write(bytes, flush: burst || isLast)
         case .skip:
-            if isLast { connection.channel.flush() }
+            if isLast { connection.flush() }
         case .fallBehind:
             logger.notice("subscriber fell behind; it catches up from the backlog", metadata: ["connection": "\(connection.id)"])
             armLagTimer(connection)
             watchDrain(of: connection)
-            if isLast { connection.channel.flush() }
+            if isLast { connection.flush() }
         }
     }
 
