@@ -17,9 +17,14 @@ public struct EventRouter: Sendable {
     }
 
     private var open: Set<ConnectionID> = []
-    private var filters: [ConnectionID: EventFilter] = [:]
-    /// Subscribers in connection order, so that deliveries are deterministic.
-    private var subscribers: [ConnectionID] = []
+    /// Subscribers in connection order, so that deliveries are deterministic,
+    /// each with its filter beside it: `route` walks them without a lookup.
+    private var subscribers: [Subscriber] = []
+
+    private struct Subscriber: Sendable {
+        let connection: ConnectionID
+        var filter: EventFilter
+    }
     /// The open connections that added each live toast.
     private var origins = IDTable<Adders>(filler: Adders())
 
@@ -49,7 +54,9 @@ public struct EventRouter: Sendable {
 
     public var subscriberCount: Int { subscribers.count }
 
-    public func filter(of connection: ConnectionID) -> EventFilter? { filters[connection] }
+    public func filter(of connection: ConnectionID) -> EventFilter? {
+        subscribers.first { $0.connection == connection }?.filter
+    }
 
     public mutating func connect(_ connection: ConnectionID) {
         open.insert(connection)
@@ -58,17 +65,17 @@ public struct EventRouter: Sendable {
     /// The connection closed: it receives nothing more.
     public mutating func disconnect(_ connection: ConnectionID) {
         open.remove(connection)
-        if filters.removeValue(forKey: connection) != nil {
-            subscribers.removeAll { $0 == connection }
-        }
+        subscribers.removeAll { $0.connection == connection }
     }
 
     /// Makes a connection a subscriber (or changes its filter).
     public mutating func subscribe(_ connection: ConnectionID, filter: EventFilter) {
         guard open.contains(connection) else { return }
-        if filters.updateValue(filter, forKey: connection) == nil {
-            let index = subscribers.firstIndex { $0 > connection } ?? subscribers.endIndex
-            subscribers.insert(connection, at: index)
+        let index = subscribers.firstIndex { $0.connection >= connection } ?? subscribers.endIndex
+        if index < subscribers.endIndex, subscribers[index].connection == connection {
+            subscribers[index].filter = filter
+        } else {
+            subscribers.insert(Subscriber(connection: connection, filter: filter), at: index)
         }
     }
 
@@ -83,8 +90,12 @@ public struct EventRouter: Sendable {
     /// the adders that do not already receive it as subscribers.
     public mutating func route(_ event: ToastEvent) -> [Delivery] {
         var deliveries: [Delivery] = []
-        for connection in subscribers where filters[connection]!.matches(event) {
-            deliveries.append(Delivery(connection: connection, asSubscriber: true))
+        // Room for every subscriber and an adder: at 128 subscribers the
+        // array grew seven times an event. No allocation without subscribers.
+        if !subscribers.isEmpty { deliveries.reserveCapacity(subscribers.count + 1) }
+        // By index: each subscriber's filter borrowed, not copied.
+        for index in subscribers.indices where subscribers[index].filter.matches(event) {
+            deliveries.append(Delivery(connection: subscribers[index].connection, asSubscriber: true))
         }
         guard let record = event.record else { return deliveries }
         switch event.kind {

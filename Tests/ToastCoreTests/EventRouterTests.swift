@@ -40,4 +40,26 @@ struct EventRouterTests {
         #expect(deliveries.map(\.connection) == [2, 1])
         #expect(deliveries.map(\.asSubscriber) == [true, false])
     }
+
+    /// Subscribers hear an event in connection order, whatever order they
+    /// subscribed in; subscribing again replaces the filter (and keeps the
+    /// place); a closed subscriber hears nothing, and its filter is gone.
+    @Test func subscribersHearInConnectionOrderWithTheirLatestFilter() {
+        var router = EventRouter()
+        for connection in 1...4 { router.connect(connection) }
+        for connection in [3, 1, 4, 2] { router.subscribe(connection, filter: EventFilter(roles: [.success])) }
+        router.subscribe(1, filter: EventFilter(roles: [.failure]))
+        router.disconnect(4)
+        func event(_ role: ToastRole, seq: UInt64) -> ToastEvent {
+            let record = ToastRecord(
+                id: 9, toast: Toast(message: "m", role: role), state: .shown, repeatCount: 1, createdAt: 0, presentedAt: 0, expiresAt: nil
+            )
+            return ToastEvent(seq: seq, time: 0, kind: .presented(record))
+        }
+        #expect(router.route(event(.success, seq: 1)).map(\.connection) == [2, 3])
+        #expect(router.route(event(.failure, seq: 2)).map(\.connection) == [1])
+        #expect(router.filter(of: 1) == EventFilter(roles: [.failure]))
+        #expect(router.filter(of: 4) == nil)
+        #expect(router.subscriberCount == 3)
+    }
 }
