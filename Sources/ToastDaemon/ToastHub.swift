@@ -202,8 +202,10 @@ final class ToastHub: @unchecked Sendable {
         /// Its `ConnectionHandler`'s context. A step's writes start there,
         /// next to the socket (no outbound handler sits between), where
         /// `channel.write` went through the `Channel` existential, a generic
-        /// wrapper and the pipeline's tail: about 1.5k instructions a
-        /// subscriber and event at 128 subscribers (docs/BENCHMARKS.md, section 3).
+        /// wrapper and the pipeline's tail: about 0.7k instructions a
+        /// subscriber and event at 128 subscribers (docs/BENCHMARKS.md,
+        /// section 3). The hub's rarer writes (catch-up, notices) still go
+        /// through `channel`, into the same queue at the head, in order.
         private let context: ChannelHandlerContext
         /// What to do with its output (`SubscriberStateMachine`).
         var output: SubscriberStateMachine
