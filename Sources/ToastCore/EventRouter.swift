@@ -93,10 +93,8 @@ public struct EventRouter: Sendable {
         // Room for every subscriber and an adder: at 128 subscribers the
         // array grew seven times an event. No allocation without subscribers.
         if !subscribers.isEmpty { deliveries.reserveCapacity(subscribers.count + 1) }
-        // By index: each subscriber's filter borrowed, not copied. A filter
-        // that takes everything does not look at the event: reading
-        // `event.record` copied the record for every subscriber.
-        for index in subscribers.indices where subscribers[index].filter.isEmpty || subscribers[index].filter.matches(event) {
+        // By index: each subscriber's filter borrowed, not copied.
+        for index in subscribers.indices where subscribers[index].filter.matches(event) {
             deliveries.append(Delivery(connection: subscribers[index].connection, asSubscriber: true))
         }
         guard let record = event.record else { return deliveries }

@@ -36,8 +36,10 @@ public struct EventFilter: Sendable, Hashable {
         matches(scene: record.toast.scene) && (roles?.contains(record.toast.role) ?? true)
     }
 
-    /// Events about no toast (paused, resumed) reach every subscriber.
+    /// Events about no toast (paused, resumed) reach every subscriber. A
+    /// filter that takes everything does not read the event's record, which
+    /// is a copy of it (for each subscriber of each event, in `EventRouter.route`).
     public func matches(_ event: ToastEvent) -> Bool {
-        event.record.map(matches) ?? true
+        isEmpty || (event.record.map(matches) ?? true)
     }
 }
