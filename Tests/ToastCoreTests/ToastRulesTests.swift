@@ -27,9 +27,6 @@ struct ToastRulesTests {
         #expect(!outcome.drop)
     }
 
-    /// `apply` walks a compiled copy of `rules`: a rule appended, replaced
-    /// or removed after the rules were made (as the config reader appends
-    /// them) takes effect at once.
     /// `matched` lists every matching rule in order, past the 64 kept as
     /// bits as well.
     @Test func matchedListsEveryMatchingRuleInOrder() {
@@ -43,6 +40,9 @@ struct ToastRulesTests {
         #expect(rules.apply(to: &toast, modes: []).matched == matching.sorted())
     }
 
+    /// `apply` walks a compiled copy of `rules`: a rule appended, replaced
+    /// or removed after the rules were made (as the config reader appends
+    /// them) takes effect at once.
     @Test func rulesChangedAfterInitApply() {
         var rules = ToastRules()
         rules.rules.append(Self.rule { $0.match.role = .info; $0.set.icon = "appended" })
