@@ -134,7 +134,7 @@ public enum FanOutBenchmark {
     /// adds would not do: a daemon slowed fifty times takes the adds that
     /// piled up together, so how much work an add costs would depend on how
     /// slow the run was. Returns how many presented events the subscribers
-    /// read (`subscribers × samples`).
+    /// read (`subscribers × samples`). The toasts are left shown.
     public static func lockstep(socket: String, subscribers: Int, samples: Int, timeout: Int32 = 60_000) throws -> Int {
         let tag = "lockstep-\(monotonicNanoseconds() % 1_000_000)-"
         let needle = Self.needle(for: tag)
@@ -155,8 +155,9 @@ public enum FanOutBenchmark {
                 read += 1
             }
         }
-        _ = try? adder.write(RequestLine.clearAll)
-        _ = try? adder.readLine(timeout: timeout)
+        // No closing `clear`: how many subscribers it would reach depends
+        // on whether toastd has yet seen them close, so its share of the
+        // count would depend on timing. The toasts stay shown.
         return read
     }
 
