@@ -397,10 +397,15 @@ public final class ToastStore: @unchecked Sendable {
             )
         }
         let meta = try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)")
-        if written?.nextID != counters.nextID { try meta.execute(arguments: ["nextID", counters.nextID]) }
-        if written?.lastSequence != counters.lastSequence { try meta.execute(arguments: ["lastSequence", counters.lastSequence]) }
-        if written?.pausedLevel != counters.pausedLevel { try meta.execute(arguments: ["pausedLevel", counters.pausedLevel]) }
-        if written?.modes != counters.modes { try meta.execute(arguments: ["modes", counters.modes.joined(separator: "\n")]) }
+        func set(_ key: String, _ value: Int64) throws {
+            try meta.run(db) { Self.bindText(key, $0, 1) | sqlite3_bind_int64($0, 2, value) }
+        }
+        if written?.nextID != counters.nextID { try set("nextID", Int64(counters.nextID)) }
+        if written?.lastSequence != counters.lastSequence { try set("lastSequence", Int64(counters.lastSequence)) }
+        if written?.pausedLevel != counters.pausedLevel { try set("pausedLevel", Int64(counters.pausedLevel)) }
+        if written?.modes != counters.modes {
+            try meta.run(db) { Self.bindText("modes", $0, 1) | Self.bindText(counters.modes.joined(separator: "\n"), $0, 2) }
+        }
     }
 
     /// Modes are names without control characters: one a line.
@@ -434,12 +439,15 @@ public final class ToastStore: @unchecked Sendable {
 
     /// `body` in one write transaction, rolled back if it throws. BEGIN and
     /// COMMIT are cached statements: GRDB's `write` parses both anew each
-    /// time, a tenth of a small step's time on the event loop.
+    /// time, a tenth of a small step's time on the event loop. They run
+    /// through the C API, like the rows and the counters: GRDB's `execute`
+    /// (its arguments, its statement observation) cost a lone add's commit
+    /// more than SQLite's own work on it (docs/BENCHMARKS.md, section 3).
     private static func transaction(_ db: Database, _ body: () throws -> Void) throws {
-        try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
+        try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").run(db) { _ in SQLITE_OK }
         do {
             try body()
-            try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+            try db.cachedStatement(sql: "COMMIT TRANSACTION").run(db) { _ in SQLITE_OK }
         } catch {
             try? db.rollback()
             throw error
