@@ -204,11 +204,19 @@ final class ToastHub: @unchecked Sendable {
         /// `channel.write` went through the `Channel` existential, a generic
         /// wrapper and the pipeline's tail: about 0.7k instructions a
         /// subscriber and event at 128 subscribers (docs/BENCHMARKS.md,
-        /// section 3). The hub's rarer writes (catch-up, notices) still go
-        /// through `channel`, into the same queue at the head, in order.
+        /// section 3). Every write to the connection goes through it (or
+        /// through `sendEvent`), so that it knows when swift-nio may hold
+        /// bytes; only empty writes before a close go through `channel`.
         private let context: ChannelHandlerContext
         /// What to do with its output (`SubscriberStateMachine`).
         var output: SubscriberStateMachine
+        /// A subscriber's socket, once found: its events are sent there
+        /// while swift-nio holds nothing for it (`SubscriberSocket`).
+        private(set) var socket: SubscriberSocket?
+        /// Whether swift-nio may hold bytes of this connection the kernel
+        /// has not taken: set by every write through the channel, cleared
+        /// once the channel says it holds none.
+        private var channelMayHoldBytes = true
 
         init(id: Int, context: ChannelHandlerContext, limits: SubscriberStateMachine.Limits) {
             self.id = id
@@ -218,15 +226,36 @@ final class ToastHub: @unchecked Sendable {
         }
 
         /// Writes `bytes` into the channel, and flushes it with them if `flush`.
-        func write(_ bytes: ByteBuffer, flush: Bool) {
+        func write(_ bytes: ByteBuffer, flush: Bool, promise: EventLoopPromise<Void>? = nil) {
+            channelMayHoldBytes = true
             if flush {
-                context.writeAndFlush(NIOAny(bytes), promise: nil)
+                context.writeAndFlush(NIOAny(bytes), promise: promise)
             } else {
-                context.write(NIOAny(bytes), promise: nil)
+                context.write(NIOAny(bytes), promise: promise)
             }
         }
 
         func flush() { context.flush() }
+
+        /// Writes a subscriber's event and flushes it: straight to the
+        /// socket when swift-nio holds nothing for it (`buffered` asks the
+        /// channel, and only after a write through it), the rest of it, or
+        /// all of it otherwise, through the channel.
+        func sendEvent(_ bytes: ByteBuffer, buffered: () -> Int) {
+            guard let socket, channel.isActive, !channelMayHoldBytes || buffered() == 0 else {
+                return write(bytes, flush: true)
+            }
+            channelMayHoldBytes = false
+            guard let taken = socket.send(bytes) else { return write(bytes, flush: true) }
+            guard taken < bytes.readableBytes else { return }
+            write(bytes.getSlice(at: bytes.readerIndex + taken, length: bytes.readableBytes - taken)!, flush: true)
+        }
+
+        /// Looks for the socket of a connection that subscribed.
+        func findSocket() {
+            guard socket == nil else { return }
+            SubscriberSocket.of(channel).whenSuccess { [self] in socket = $0 }
+        }
     }
 
     var connectionCount: Int { connections.count }
@@ -294,6 +323,7 @@ final class ToastHub: @unchecked Sendable {
         case .subscribe(let request)?:
             switch connection.output.subscribed() {
             case .sendSubscription:
+                connection.findSocket()
                 afterReply = service.subscribe(id, request, ref: response.ref, now: now)
                 reply = afterReply.removeFirst()
             }
@@ -486,7 +516,11 @@ final class ToastHub: @unchecked Sendable {
         if isLast { connection.output.flushed() }
         switch action {
         case .write(let burst):
-            connection.write(bytes, flush: burst || isLast)
+            if seq != nil && (burst || isLast) {
+                connection.sendEvent(bytes) { bufferedBytes(connection.channel) }
+            } else {
+                connection.write(bytes, flush: burst || isLast)
+            }
         case .skip:
             if isLast { connection.flush() }
         case .fallBehind:
@@ -512,7 +546,7 @@ final class ToastHub: @unchecked Sendable {
                 loop.execute { [self] in catchUp(connection) }
             }
         }
-        connection.channel.write(ByteBuffer(), promise: drained)
+        connection.write(ByteBuffer(), flush: false, promise: drained)
     }
 
     private func armBurstTrim() {
@@ -548,9 +582,9 @@ final class ToastHub: @unchecked Sendable {
         let offered = missed?.lazy.map { (seq: $0.seq, bytes: $0.line.count) }
         switch connection.output.replay(offered, released: releasedSequence, buffered: { bufferedBytes(connection.channel) }) {
         case .write(let count, let live):
-            for entry in missed?.prefix(count) ?? [] { connection.channel.write(ByteBuffer(bytes: entry.line), promise: nil) }
+            for entry in missed?.prefix(count) ?? [] { connection.write(ByteBuffer(bytes: entry.line), flush: false) }
             if !live { watchDrain(of: connection) }
-            connection.channel.flush()
+            connection.flush()
         case .resync(let dropped):
             resync(connection, dropped: dropped)
         }
@@ -595,7 +629,7 @@ final class ToastHub: @unchecked Sendable {
         var closed: [EventLoopFuture<Void>] = []
         for connection in connections.values {
             switch connection.output.shutdown() {
-            case .notifyThenClose: connection.channel.write(notice, promise: nil)
+            case .notifyThenClose: connection.write(notice, flush: false)
             case .close: break
             }
             let channel = connection.channel
