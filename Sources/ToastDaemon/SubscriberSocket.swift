@@ -49,9 +49,21 @@ struct SubscriberSocket: Sendable, Equatable {
     }
 
     static func describedDescriptor(in description: String) -> CInt? {
-        guard let start = description.firstRange(of: "fd=")?.upperBound else { return nil }
-        let digits = description[start...].prefix { $0.isASCII && $0.isNumber }
-        return CInt(digits).flatMap { $0 >= 0 ? $0 : nil }
+        let bytes = Array(description.utf8)
+        let key = Array("fd=".utf8)
+        guard let start = bytes.indices.first(where: { bytes[$0...].starts(with: key) }).map({ $0 + key.count }) else {
+            return nil
+        }
+        var value: CInt = 0
+        var index = start
+        while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+            let (shifted, overflowed) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carried) = shifted.addingReportingOverflow(CInt(bytes[index] - UInt8(ascii: "0")))
+            guard !overflowed, !carried else { return nil }
+            value = sum
+            index += 1
+        }
+        return index > start ? value : nil
     }
 
     /// `SO_COOKIE` (asm-generic/socket.h), which Glibc's module does not export.

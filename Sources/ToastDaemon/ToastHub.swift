@@ -208,14 +208,22 @@ final class ToastHub: @unchecked Sendable {
         /// through `sendEvent`), so that it knows when swift-nio may hold
         /// bytes; only empty writes before a close go through `channel`.
         private let context: ChannelHandlerContext
+        // The three below are read or changed for every event the
+        // connection is sent, and are @exclusivity(unchecked) for the
+        // hub's reason (a dynamic check each access): they are confined to
+        // the loop, `output`'s methods call back only to ask the channel
+        // what it holds, and the other two are plain values.
         /// What to do with its output (`SubscriberStateMachine`).
+        @exclusivity(unchecked)
         var output: SubscriberStateMachine
         /// A subscriber's socket, once found: its events are sent there
         /// while swift-nio holds nothing for it (`SubscriberSocket`).
+        @exclusivity(unchecked)
         private(set) var socket: SubscriberSocket?
         /// Whether swift-nio may hold bytes of this connection the kernel
         /// has not taken: set by every write through the channel, cleared
         /// once the channel says it holds none.
+        @exclusivity(unchecked)
         private var channelMayHoldBytes = true
 
         init(id: Int, context: ChannelHandlerContext, limits: SubscriberStateMachine.Limits) {
