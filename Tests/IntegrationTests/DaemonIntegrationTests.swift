@@ -322,7 +322,11 @@ struct DaemonIntegrationTests {
         let daemon = try DaemonFixture()
         let process = Process()
         process.executableURL = URL(filePath: "/usr/bin/env")
-        process.arguments = ["socat", "-", "UNIX-CONNECT:\(daemon.socket)"]
+        // -t 30: after its input ends, socat waits at most half a second
+        // for the reply by default, which a toastd built with
+        // ThreadSanitizer can take longer than; toastd closes the
+        // connection once it has answered, and socat exits then.
+        process.arguments = ["socat", "-t", "30", "-", "UNIX-CONNECT:\(daemon.socket)"]
         let input = Pipe()
         let output = Pipe()
         process.standardInput = input
