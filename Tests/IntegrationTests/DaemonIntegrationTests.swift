@@ -248,9 +248,11 @@ struct DaemonIntegrationTests {
         #expect(daemon.residentKiB < 100_000, "toastd RSS \(daemon.residentKiB) KiB")
 
         // The stalled subscriber lost events and is told so, with a fresh snapshot to resync from.
+        // The snapshot holds all 3,000 toasts: a toastd built with ThreadSanitizer
+        // took over 5 s to encode it, so a line may take up to 30.
         var events: [String] = []
         while events.suffix(2) != ["lagged", "snapshot"], events.count < count {
-            let line = try stalled.readLine(timeout: 5_000)
+            let line = try stalled.readLine(timeout: 30_000)
             if let event = line["event"]?.stringValue { events.append(event) }
         }
         #expect(events.filter { $0 == "presented" || $0 == "queued" }.count < count)
