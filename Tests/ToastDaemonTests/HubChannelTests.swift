@@ -17,14 +17,36 @@ struct HubChannelTests {
         static let maxLineBytes = 1_024
 
         init(bufferBytes: Int = 1 << 20, lagTimeout: TimeAmount = .seconds(10), maxConnections: Int = 8) throws {
+            hub = Self.hub(on: loop, bufferBytes: bufferBytes, lagTimeout: lagTimeout, maxConnections: maxConnections)
+            Self.start(hub)
+            loop.run()
+        }
+
+        /// A hub on `loop`, not yet started (`start(_:)`, on its loop).
+        static func hub(
+            on loop: any EventLoop, bufferBytes: Int = 1 << 20, lagTimeout: TimeAmount = .seconds(10), maxConnections: Int = 8
+        ) -> ToastHub {
             let limits = ToastHub.Limits(
                 maxConnections: maxConnections, subscriberBufferBytes: bufferBytes, lagTimeout: lagTimeout,
                 resumeEvents: 1_000, historySize: 10
             )
-            hub = ToastHub(loop: loop, configuration: SchedulerConfiguration(), limits: limits, logger: Logger(label: "test"))
+            var logger = Logger(label: "test")
+            logger.logLevel = .warning
+            return ToastHub(loop: loop, configuration: SchedulerConfiguration(), limits: limits, logger: logger)
+        }
+
+        /// Starts `hub` with the defaults in force; on its loop.
+        static func start(_ hub: ToastHub) {
             hub.install(ConfigurationSource(path: nil, isExplicit: false).resolve(.defaults)!)
             _ = hub.start(endingSources: [])
-            loop.run()
+        }
+
+        /// The daemon's own pipeline for a connection to `hub`.
+        static func handlers(for hub: ToastHub) -> [any ChannelHandler] {
+            [
+                ByteToMessageHandler(LineFramer(maxLineBytes: maxLineBytes)),
+                ConnectionHandler(hub: hub, source: "test", maxLineBytes: maxLineBytes),
+            ]
         }
 
         /// A client connection through the daemon's own pipeline; `extra`
@@ -32,10 +54,7 @@ struct HubChannelTests {
         func connect(_ extra: [any ChannelHandler] = []) throws -> EmbeddedChannel {
             let channel = EmbeddedChannel(loop: loop)
             try channel.pipeline.syncOperations.addHandlers(extra)
-            try channel.pipeline.syncOperations.addHandlers([
-                ByteToMessageHandler(LineFramer(maxLineBytes: Self.maxLineBytes)),
-                ConnectionHandler(hub: hub, source: "test", maxLineBytes: Self.maxLineBytes),
-            ])
+            try channel.pipeline.syncOperations.addHandlers(Self.handlers(for: hub))
             try channel.connect(to: SocketAddress(unixDomainSocketPath: "/tmp/embedded.sock")).wait()
             return channel
         }

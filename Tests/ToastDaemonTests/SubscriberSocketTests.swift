@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import NIOCore
 import NIOEmbedded
 import NIOPosix
@@ -26,17 +25,9 @@ struct SubscriberSocketTests {
 
         init(sendBufferBytes: CInt? = nil) throws {
             let loop = group.next()
-            let limits = ToastHub.Limits(
-                maxConnections: 8, subscriberBufferBytes: 1 << 20, lagTimeout: .seconds(10), resumeEvents: 1_000, historySize: 10
-            )
-            var logger = Logger(label: "test")
-            logger.logLevel = .warning
-            let hub = ToastHub(loop: loop, configuration: SchedulerConfiguration(), limits: limits, logger: logger)
+            let hub = HubChannelTests.Harness.hub(on: loop)
             self.hub = hub
-            try loop.submit {
-                hub.install(ConfigurationSource(path: nil, isExplicit: false).resolve(.defaults)!)
-                _ = hub.start(endingSources: [])
-            }.wait()
+            try loop.submit { HubChannelTests.Harness.start(hub) }.wait()
             var ends: [CInt] = [-1, -1]
             try #require(socketpair(AF_UNIX, CInt(SOCK_STREAM.rawValue) | CInt(SOCK_CLOEXEC.rawValue), 0, &ends) == 0)
             client = ends[1]
@@ -46,11 +37,7 @@ struct SubscriberSocketTests {
             let counter = self.counter
             channel = try ClientBootstrap(group: loop).channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandlers([
-                        counter,
-                        ByteToMessageHandler(LineFramer(maxLineBytes: 4_096)),
-                        ConnectionHandler(hub: hub, source: "test", maxLineBytes: 4_096),
-                    ])
+                    try channel.pipeline.syncOperations.addHandlers([counter] + HubChannelTests.Harness.handlers(for: hub))
                 }
             }.withConnectedSocket(ends[0]).wait()
         }
