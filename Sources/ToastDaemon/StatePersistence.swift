@@ -11,12 +11,16 @@ import ToastStore
 /// writes let out, in the order of the steps. A pipelined client pays one
 /// commit per burst, not per line.
 ///
-/// A small step with nothing else in flight (a single add, a tick) is
-/// committed on the event loop itself: the two thread hand-offs cost more
-/// than its commit, and they were most of an event's latency with durable
-/// state (docs/BENCHMARKS.md, fan-out). Checkpoints, which sync the file,
+/// A small step with nothing else in flight (a single add, a tick) is made
+/// durable on the event loop itself, by one record appended to the store's
+/// journal (`StepJournal`): the two thread hand-offs cost more than its
+/// commit, and a commit through SQLite on the loop was most of what an
+/// event's latency had over its floor, and waited out every checkpoint
+/// (docs/BENCHMARKS.md, section 3). The journaled steps go to the commit
+/// thread in groups (`applyEvery` of them, or `applyAfter` after the first),
+/// and with any step that commits there. Checkpoints, which sync the file,
 /// never run on the loop: they run on the commit thread in a quiet moment
-/// (`CheckpointSchedule`), and no step commits on the loop while one does.
+/// (`CheckpointSchedule`), after the journaled steps before them.
 ///
 /// When the store fails (a full disk, a directory turned read-only), toastd
 /// does not stop: it logs once, reports `degraded` with the reason, and
@@ -60,9 +64,20 @@ final class StatePersistence: @unchecked Sendable {
         whenQuiet: .init(commits: 64, rows: 1_024), atOnce: .init(commits: 256, rows: 4_096), quiet: .milliseconds(250)
     )
     private var isShutDown = false
-    /// The largest step committed on the loop, in changes (about as many
+    /// The largest step journaled on the loop, in changes (about as many
     /// as its rows).
     static let inlineChanges = 16
+    /// Journaled steps not yet handed to the commit thread, and how many.
+    private var unapplied = ToastStore.Batch()
+    private var unappliedSteps = 0
+    private var applyTimerArmed = false
+    /// How many journaled steps go to the commit thread at once, and how
+    /// long the first of fewer waits: the database lags the journal by
+    /// no more than that, and the journal stays a few dozen KiB.
+    static let applyEvery = 64
+    static let applyAfter = TimeAmount.milliseconds(100)
+    /// Completes when the last work handed to the commit thread has.
+    private var lastJob: EventLoopFuture<Void>
 
     init(storage: DaemonStorage, loop: any EventLoop, logger: Logger) {
         switch storage {
@@ -79,6 +94,7 @@ final class StatePersistence: @unchecked Sendable {
         self.loop = loop
         self.logger = logger
         released = loop.makeSucceededVoidFuture()
+        lastJob = released
         if self.store != nil {
             let thread = NIOThreadPool(numberOfThreads: 1)
             thread.start()
@@ -100,10 +116,10 @@ final class StatePersistence: @unchecked Sendable {
         if store != nil { batch.bind(source, bound) }
     }
 
-    /// Ends a step: commits what it changed, then runs `prepare` (which
-    /// encodes its writes) and `deliver` (which lets them out), after every
-    /// earlier step's. A step committed on the commit thread is prepared
-    /// there, after its commit; any other on the loop.
+    /// Ends a step: makes what it changed durable, then runs `prepare`
+    /// (which encodes its writes) and `deliver` (which lets them out), after
+    /// every earlier step's. A step committed on the commit thread is
+    /// prepared there, after its commit; any other on the loop.
     func endStep<Prepared: Sendable>(
         _ scheduler: SchedulerStateMachine, prepare: @escaping @Sendable () -> Prepared,
         deliver: @escaping @Sendable (Prepared) -> Void
@@ -127,31 +143,85 @@ final class StatePersistence: @unchecked Sendable {
         next.lastSequence = scheduler.lastSequence
         next.pausedLevel = scheduler.pausedLevel
         next.modes = scheduler.modes
-        let step = next
-        // After this step's commit is under way, so a checkpoint queues behind it.
+        // After this step is handed on, so a checkpoint queues behind it.
         // Its changes stand for its rows: about one row written each, counted
         // without folding the batch on the loop.
-        defer { carry(checkpoints.committed(rows: step.changeCount, at: loop.now)) }
-        if waiting == 0, !checkpoints.isRunning, step.changeCount <= Self.inlineChanges {
+        defer { carry(checkpoints.committed(rows: next.changeCount, at: loop.now)) }
+        if waiting == 0, next.changeCount <= Self.inlineChanges {
             do {
-                try store.commit(step)
+                try store.journal(next)
+                unapplied.absorb(next)
+                unappliedSteps += 1
             } catch {
-                degrade("a commit failed: \(error)")
+                degrade("\(error)")
             }
             deliver(prepare())
+            if unappliedSteps >= Self.applyEvery {
+                applyJournaled()
+            } else if unappliedSteps > 0, !applyTimerArmed {
+                applyTimerArmed = true
+                loop.scheduleTask(in: Self.applyAfter) { [self] in
+                    applyTimerArmed = false
+                    applyJournaled()
+                }
+            }
             return
         }
         waiting += 1
+        let (step, journaled) = handOff(next)
         let committed = thread.runIfActive(eventLoop: loop) { () -> Prepared in
             try store.commit(step)
             return prepare()
+        }
+        lastJob = committed.map { _ in }.recover { _ in }
+        let delivered = committed.map { [self] prepared in
+            applied(journaled)
+            return prepared
         }.flatMapErrorThrowing { [self] error in
             degrade("a commit failed: \(error)")
             return prepare()
         }
-        released = released.and(committed).map { [self] _, prepared in
+        released = released.and(delivered).map { [self] _, prepared in
             deliver(prepared)
             waiting -= 1
+        }
+    }
+
+    /// The journaled steps not yet in the database, then `step` if any, as
+    /// one batch for the commit thread; and the journal file they were in,
+    /// to empty once that batch is committed (`applied`).
+    private func handOff(_ step: ToastStore.Batch? = nil) -> (ToastStore.Batch, Int?) {
+        var batch = unapplied
+        unapplied = ToastStore.Batch()
+        unappliedSteps = 0
+        if let step { batch.absorb(step) }
+        guard let store else { return (batch, nil) }
+        batch.journaled = store.journal.lastNumber
+        return (batch, store.journal.turn())
+    }
+
+    /// Hands the journaled steps to the commit thread.
+    private func applyJournaled() {
+        guard let store, let thread, unappliedSteps > 0 else { return }
+        let (batch, journaled) = handOff()
+        let committed = thread.runIfActive(eventLoop: loop) { try store.commit(batch) }
+        lastJob = committed.recover { _ in }
+        committed.whenComplete { [self] result in
+            switch result {
+            case .success: applied(journaled)
+            case .failure(let error): if !isShutDown { degrade("a commit failed: \(error)") }
+            }
+        }
+    }
+
+    /// A batch with `journaled`'s records is in the database: empties the
+    /// journal file they were in.
+    private func applied(_ journaled: Int?) {
+        guard let journaled, let store else { return }
+        do {
+            try store.journal.empty(journaled)
+        } catch {
+            logger.warning("the journal could not be emptied", metadata: ["reason": "\(error)"])
         }
     }
 
@@ -171,7 +241,11 @@ final class StatePersistence: @unchecked Sendable {
                 checkpoints.checkpointEnded()
                 return
             }
-            thread.runIfActive(eventLoop: loop) { try store.checkpointWAL() }.whenComplete { [self] result in
+            // The steps journaled so far go into the WAL first.
+            applyJournaled()
+            let checkpoint = thread.runIfActive(eventLoop: loop) { try store.checkpointWAL() }
+            lastJob = checkpoint.recover { _ in }
+            checkpoint.whenComplete { [self] result in
                 checkpoints.checkpointEnded()
                 if case .failure(let error) = result { logger.warning("a WAL checkpoint failed", metadata: ["reason": "\(error)"]) }
             }
@@ -188,10 +262,14 @@ final class StatePersistence: @unchecked Sendable {
         logger.error("persistence degraded: toastd keeps serving from memory", metadata: ["reason": "\(reason)"])
     }
 
-    /// Stops the commit thread once the last steps are out.
+    /// Stops the commit thread once the last steps are out and the
+    /// journaled ones are in the database (a stop before then leaves them
+    /// in the journal, which the next start applies).
     func shutdown() {
+        applyJournaled()
         isShutDown = true
-        thread?.shutdownGracefully { _ in }
+        guard let thread else { return }
+        lastJob.whenComplete { _ in thread.shutdownGracefully { _ in } }
     }
 }
 

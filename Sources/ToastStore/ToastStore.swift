@@ -62,20 +62,35 @@ public final class ToastStore: @unchecked Sendable {
     /// by toast id) was 3% of the loop's work an add (docs/BENCHMARKS.md,
     /// section 2, "Replies written after the commit").
     public struct Batch: Sendable {
-        fileprivate enum Change: Sendable {
+        enum Change: Sendable {
             case event(ToastEvent)
             case history(ToastService.HistoryChange)
             case bind(String, Bool)
         }
 
-        private var changes: [Change] = []
+        private(set) var changes: [Change] = []
         /// The paused level and the modes, as the step left them.
         public var pausedLevel = 0
         public var modes: [String] = []
         public var nextID: ToastID = 1
         public var lastSequence: UInt64 = 0
+        /// The newest journal record whose changes this batch holds (with
+        /// every older one's): noted in the file with the batch, so that a
+        /// start applies only the records after it (`StepJournal`).
+        public var journaled: UInt64 = 0
 
         public init() {}
+
+        /// Appends `later`'s changes after this batch's, and takes its
+        /// counters: one batch that leaves what the two in turn would.
+        public mutating func absorb(_ later: Batch) {
+            changes += later.changes
+            pausedLevel = later.pausedLevel
+            modes = later.modes
+            nextID = later.nextID
+            lastSequence = later.lastSequence
+            journaled = max(journaled, later.journaled)
+        }
 
         public var isEmpty: Bool { changes.isEmpty }
 
@@ -94,13 +109,15 @@ public final class ToastStore: @unchecked Sendable {
 
         /// The rows a batch's changes come to: each toast's last state, the
         /// ended toasts' history entries, and so on.
-        fileprivate struct Rows {
+        struct Rows {
             var upserts: [ToastID: ToastRecord] = [:]
             var deletes: Set<ToastID> = []
             var ended: [ToastHistory.Entry] = []
             var historyRemovals: [ToastID] = []
             var historyCleared = false
             var bound: [String: Bool] = [:]
+
+            init() {}
 
             init(_ changes: [Change]) {
                 for change in changes {
@@ -141,19 +158,27 @@ public final class ToastStore: @unchecked Sendable {
             }
         }
 
-        fileprivate var rows: Rows { Rows(changes) }
+        var rows: Rows { Rows(changes) }
+
+        var counters: Counters {
+            Counters(nextID: nextID, lastSequence: lastSequence, pausedLevel: pausedLevel, modes: modes, journaled: journaled)
+        }
     }
 
     public let path: String
     private let database: DatabaseQueue
     private let historySize: Int
     private let lock: Int32
+    /// Where small steps are made durable first (`StepJournal`): appended
+    /// on the event loop, applied to the database by `commit`.
+    public let journal: StepJournal
 
-    private init(path: String, database: DatabaseQueue, historySize: Int, lock: Int32) {
+    private init(path: String, database: DatabaseQueue, historySize: Int, lock: Int32, journal: StepJournal) {
         self.path = path
         self.database = database
         self.historySize = historySize
         self.lock = lock
+        self.journal = journal
     }
 
     deinit { close(lock) }
@@ -180,7 +205,7 @@ public final class ToastStore: @unchecked Sendable {
         var notes: [String] = []
         do {
             let database = try openMigrated(path)
-            let store = ToastStore(path: path, database: database, historySize: historySize, lock: lock)
+            let store = try opened(database, path: path, directory: directory, historySize: historySize, lock: lock, notes: &notes)
             return (store, try store.load(notes: notes))
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode) {
             let aside = path + ".corrupt-\(Int(now.timeIntervalSince1970))"
@@ -188,7 +213,7 @@ public final class ToastStore: @unchecked Sendable {
             notes.append("the database was corrupt (\(error.message ?? "\(error.resultCode)")); it was moved to \(aside) and a fresh one started")
             do {
                 let database = try openMigrated(path)
-                let store = ToastStore(path: path, database: database, historySize: historySize, lock: lock)
+                let store = try opened(database, path: path, directory: directory, historySize: historySize, lock: lock, notes: &notes)
                 return (store, try store.load(notes: notes))
             } catch {
                 close(lock)
@@ -198,6 +223,20 @@ public final class ToastStore: @unchecked Sendable {
             close(lock)
             throw .unavailable("cannot open \(path): \(error)")
         }
+    }
+
+    /// The store over an opened database, once the journal's records
+    /// newer than the database are applied to it.
+    private static func opened(
+        _ database: DatabaseQueue, path: String, directory: String, historySize: Int, lock: Int32, notes: inout [String]
+    ) throws -> ToastStore {
+        let applied = try database.read { db in
+            try UInt64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'journalApplied'") ?? 0
+        }
+        let journal = try StepJournal(directory: directory, lastNumber: applied)
+        let store = ToastStore(path: path, database: database, historySize: historySize, lock: lock, journal: journal)
+        notes += try store.applyJournal(after: applied)
+        return store
     }
 
     private static func mkdirs(_ path: String) -> Int32 {
@@ -312,11 +351,55 @@ public final class ToastStore: @unchecked Sendable {
 
     // MARK: - Committing
 
+    /// Makes a small step durable in the journal (on the event loop):
+    /// the rows and counters a commit of it would write. `commit` applies
+    /// it to the database later, in a batch that absorbed it.
+    public func journal(_ batch: Batch) throws(StepJournal.Failure) {
+        let rows = batch.rows
+        let counters = batch.counters
+        try journal.append { JournalRecord.write(rows, counters, into: &$0) }
+    }
+
+    /// Applies the journal's intact records newer than `applied`, in
+    /// order, in one transaction, and empties the journal. Notes for the
+    /// log: how many were applied, and a torn record left behind.
+    private func applyJournal(after applied: UInt64) throws -> [String] {
+        let (records, torn) = journal.records()
+        var notes: [String] = []
+        if torn { notes.append("the journal ended in an incomplete record (cut short by a crash or a full disk); it was left out") }
+        var newer: [(number: UInt64, rows: Batch.Rows, counters: Counters)] = []
+        for record in records where record.number > applied {
+            do {
+                var (rows, counters) = try JournalRecord.read(record.payload)
+                counters.journaled = record.number
+                newer.append((record.number, rows, counters))
+            } catch {
+                notes.append("journal record \(record.number) could not be read (\(error)); it and the ones after it were left out")
+                break
+            }
+        }
+        if let newest = newer.last {
+            var written = writtenCounters.withLock { $0 }
+            var rows = try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM history") ?? 0 }
+            try database.writeWithoutTransaction { db in
+                try Self.transaction(db) {
+                    for record in newer {
+                        try write(record.rows, counters: record.counters, over: written, historyRows: &rows, db)
+                        written = record.counters
+                    }
+                }
+            }
+            writtenCounters.withLock { $0 = written }
+            journal.lastNumber = newest.number
+            notes.append("applied \(newer.count) journaled step\(newer.count == 1 ? "" : "s") the database did not hold yet")
+        }
+        for index in StepJournal.fileNames.indices { try journal.empty(index) }
+        return notes
+    }
+
     /// Commits one batch in one transaction.
     public func commit(_ batch: Batch) throws {
-        let counters = Counters(
-            nextID: batch.nextID, lastSequence: batch.lastSequence, pausedLevel: batch.pausedLevel, modes: batch.modes
-        )
+        let counters = batch.counters
         let written = writtenCounters.withLock { $0 }
         var rows = historyRows.withLock { $0 }
         let folded = batch.rows
@@ -333,6 +416,7 @@ public final class ToastStore: @unchecked Sendable {
         var lastSequence: UInt64
         var pausedLevel: Int
         var modes: [String]
+        var journaled: UInt64 = 0
     }
 
     /// The counters the file holds since the last commit (nil before the
@@ -406,6 +490,7 @@ public final class ToastStore: @unchecked Sendable {
         if written?.modes != counters.modes {
             try meta.run(db) { Self.bindText("modes", $0, 1) | Self.bindText(counters.modes.joined(separator: "\n"), $0, 2) }
         }
+        if counters.journaled > (written?.journaled ?? 0) { try set("journalApplied", Int64(counters.journaled)) }
     }
 
     /// Modes are names without control characters: one a line.

@@ -66,6 +66,87 @@ struct StatePersistenceTests {
         #expect(deliveries.map(\.onLoop) == Array(repeating: false, count: 10) + [true])
     }
 
+    /// Small steps are made durable on the loop, in the journal, and their
+    /// writes go out at once, before the database has them; the 64th step
+    /// hands all 64 to the commit thread, which puts them in the database
+    /// in one commit, after which the journal file that held them is
+    /// emptied and the next step's record goes to the other file.
+    @Test func smallStepsAreJournaledOnTheLoopAndReachTheDatabaseInGroups() async throws {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "toastd-journal-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let loop = NIOAsyncTestingEventLoop()
+        let (store, loaded) = try ToastStore.open(directory: directory, historySize: 10)
+        let persistence = StatePersistence(storage: .durable(store, loaded), loop: loop, logger: Logger(label: "test"))
+        struct Prepared: Sendable {
+            var rows: Int
+            var journaled: UInt64
+        }
+        let delivered = Mutex<[Prepared]>([])
+        let service = Mutex(ToastService(instance: "i"))
+        @Sendable func step(_ index: Int) {
+            service.withLock { service in
+                let line = Array(#"{"op":"add","toast":{"message":"j\#(index)"}}"#.utf8)
+                let response = service.respond(toLine: line, defaultSource: nil, now: 0)
+                for publication in service.publish(response.effects) { persistence.note(publication.event) }
+                persistence.endStep(service.scheduler, prepare: {
+                    Prepared(rows: (try? store.storedRows().count) ?? -1, journaled: store.journal.lastNumber)
+                }) { prepared in delivered.withLock { $0.append(prepared) } }
+            }
+        }
+        try await loop.submit { for index in 0..<(StatePersistence.applyEvery - 1) { step(index) } }.get()
+        let early = delivered.withLock { $0 }
+        #expect(early.count == StatePersistence.applyEvery - 1, "each small step's writes went out in its own turn")
+        #expect(early.map(\.rows) == Array(repeating: 0, count: early.count), "before the database had any of them")
+        #expect(early.map(\.journaled) == (1...UInt64(early.count)).map { $0 }, "each after its record")
+        #expect(store.journal.sizes[0] > 0 && store.journal.sizes[1] == 0)
+
+        try await loop.submit { step(StatePersistence.applyEvery - 1) }.get()
+        // The commit thread applies the 64; its completion, on the loop, empties their file.
+        var sizes = store.journal.sizes
+        for _ in 0..<500 where sizes[0] > 0 {
+            try await Task.sleep(for: .milliseconds(10))
+            await loop.run()
+            sizes = try await loop.submit { store.journal.sizes }.get()
+        }
+        #expect(try store.storedRows().count == StatePersistence.applyEvery)
+        #expect(sizes == [0, 0])
+        try await loop.submit { step(StatePersistence.applyEvery) }.get()
+        #expect(store.journal.sizes[0] == 0 && store.journal.sizes[1] > 0, "the next record went to the other file")
+        try await loop.submit { persistence.shutdown() }.get()
+        await loop.shutdownGracefully()
+    }
+
+    /// Fewer steps than a group reach the database `applyAfter` after the
+    /// first of them, on a clock that moves only when the test moves it.
+    @Test func aFewJournaledStepsReachTheDatabaseAfterAWhile() async throws {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "toastd-journal-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let loop = NIOAsyncTestingEventLoop()
+        let (store, loaded) = try ToastStore.open(directory: directory, historySize: 10)
+        let persistence = StatePersistence(storage: .durable(store, loaded), loop: loop, logger: Logger(label: "test"))
+        try await loop.submit {
+            var service = ToastService(instance: "i")
+            for index in 0..<3 {
+                let line = Array(#"{"op":"add","toast":{"message":"few\#(index)"}}"#.utf8)
+                let response = service.respond(toLine: line, defaultSource: nil, now: 0)
+                for publication in service.publish(response.effects) { persistence.note(publication.event) }
+                persistence.endStep(service.scheduler, prepare: {}) {}
+            }
+        }.get()
+        await loop.advanceTime(by: StatePersistence.applyAfter - .milliseconds(1))
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(try store.storedRows().isEmpty, "not yet handed to the commit thread")
+        await loop.advanceTime(by: .milliseconds(1))
+        var rows = try store.storedRows().count
+        for _ in 0..<500 where rows < 3 {
+            try await Task.sleep(for: .milliseconds(10))
+            rows = try store.storedRows().count
+        }
+        #expect(rows == 3)
+        try await loop.submit { persistence.shutdown() }.get()
+        await loop.shutdownGracefully()
+    }
+
     /// The quiet checkpoint, wired: on a loop whose clock moves only when
     /// the test moves it, 64 small steps (each committed on the loop) arm
     /// the quiet timer; 249 ms later nothing has happened, and at 250 ms

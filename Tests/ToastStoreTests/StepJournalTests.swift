@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+import ToastCore
+
+@testable import ToastStore
+
+/// Small steps journaled, not committed: what a start finds from the journal.
+@Suite("Step journal")
+struct StepJournalTests {
+    typealias Session = ToastStoreTests
+
+    /// Every change of the session journaled and none committed (a daemon
+    /// killed before its commit thread applied them): the next start finds
+    /// what a commit of each would have left, and an empty journal.
+    @Test func stepsOnlyInTheJournalAreThereAfterARestart() throws {
+        let directory = try Session.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (service, batches) = Session.session()
+        do {
+            let (store, _) = try ToastStore.open(directory: directory, historySize: 100)
+            for batch in batches { try store.journal(batch) }
+            #expect(store.journal.lastNumber == UInt64(batches.count))
+            #expect(try store.storedRows().isEmpty, "journaled, not committed")
+        }
+        let (store, loaded) = try ToastStore.open(directory: directory, historySize: 100)
+        let expected = service.scheduler.state
+        #expect(Session.sorted(loaded.state.records) == Session.sorted(expected.records))
+        #expect(loaded.state.pausedLevel == 70)
+        #expect(loaded.state.modes == ["work"])
+        #expect(loaded.state.nextID == expected.nextID)
+        #expect(loaded.state.lastSequence == expected.lastSequence)
+        #expect(loaded.history.map(\.record.id) == [2])
+        #expect(loaded.notes.contains { $0.contains("applied \(batches.count) journaled steps") }, "\(loaded.notes)")
+        #expect(store.journal.sizes == [0, 0])
+        // Numbering goes on after the applied records.
+        #expect(store.journal.lastNumber == UInt64(batches.count))
+    }
+
+    /// A record the database already holds is not applied again: a toast
+    /// journaled, committed with the record's number, then removed by a
+    /// commit of its own stays removed, though its record is still in the
+    /// journal file (a daemon killed before it emptied the file).
+    @Test func aRecordTheDatabaseHoldsIsNotAppliedAgain() throws {
+        let directory = try Session.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var service = ToastService(instance: "i")
+        func step(_ line: String) -> ToastStore.Batch {
+            let response = service.respond(toLine: Array(line.utf8), defaultSource: nil, now: 0)
+            var batch = ToastStore.Batch()
+            for publication in service.publish(response.effects) { batch.note(publication.event) }
+            batch.nextID = service.scheduler.nextToastID
+            batch.lastSequence = service.scheduler.lastSequence
+            return batch
+        }
+        do {
+            let (store, _) = try ToastStore.open(directory: directory, historySize: 10)
+            var added = step(#"{"op":"add","toast":{"message":"once","duration":"indefinite"}}"#)
+            try store.journal(added)
+            added.journaled = store.journal.lastNumber
+            try store.commit(added)
+            try store.commit(step(#"{"op":"remove","id":1}"#))
+            #expect(store.journal.sizes[0] > 0, "the record is still in the file")
+        }
+        let (_, loaded) = try ToastStore.open(directory: directory, historySize: 10)
+        #expect(loaded.state.records.isEmpty, "the removed toast did not come back")
+        #expect(loaded.history.map(\.reason) == ["removed"])
+        #expect(!loaded.notes.contains { $0.contains("applied") }, "\(loaded.notes)")
+    }
+
+    /// A record cut short (a crash in the middle of a write, a full disk)
+    /// ends what is read of its file: the records before it are applied,
+    /// and the start says so.
+    @Test func aTornLastRecordIsLeftOutAndTheOnesBeforeItApplied() throws {
+        let directory = try Session.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (_, batches) = Session.session()
+        do {
+            let (store, _) = try ToastStore.open(directory: directory, historySize: 100)
+            for batch in batches.prefix(2) { try store.journal(batch) }
+        }
+        let file = directory + "/" + StepJournal.fileNames[0]
+        let bytes = try Data(contentsOf: URL(filePath: file))
+        try bytes.dropLast(3).write(to: URL(filePath: file))
+        let (_, loaded) = try ToastStore.open(directory: directory, historySize: 100)
+        #expect(loaded.state.records.map(\.toast.message) == ["a"])
+        #expect(loaded.notes.contains { $0.contains("incomplete record") }, "\(loaded.notes)")
+        #expect(loaded.notes.contains { $0.contains("applied 1 journaled step ") }, "\(loaded.notes)")
+    }
+
+    /// Records are read in order across both files up to the first that is
+    /// not whole or does not match its hash.
+    @Test func parsingStopsAtTheFirstRecordThatIsNotIntact() throws {
+        let directory = try Session.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let journal = try StepJournal(directory: directory, lastNumber: 7)
+        for text in ["one", "two", "three"] { try journal.append { $0.text(text) } }
+        #expect(journal.lastNumber == 10)
+        let bytes = try [UInt8](Data(contentsOf: URL(filePath: directory + "/" + StepJournal.fileNames[0])))
+        let whole = StepJournal.parse(bytes)
+        #expect(whole.complete && whole.records.map(\.number) == [8, 9, 10])
+        var flipped = bytes
+        let second = StepJournal.headerSize + whole.records[0].payload.count
+        flipped[second + StepJournal.headerSize] ^= 1
+        let broken = StepJournal.parse(flipped)
+        #expect(!broken.complete && broken.records.map(\.number) == [8], "the second record's payload no longer matches its hash")
+        // After a turn, records go to the other file; both are read, in order.
+        #expect(journal.turn() == 0)
+        try journal.append { $0.text("four") }
+        #expect(journal.turn() == nil, "the first file still waits to be emptied")
+        #expect(journal.records().records.map(\.number) == [8, 9, 10, 11])
+        try journal.empty(0)
+        #expect(journal.records().records.map(\.number) == [11])
+        #expect(journal.turn() == 1)
+    }
+}
