@@ -3,9 +3,11 @@ import NIOCore
 /// When the store's WAL is checkpointed.
 ///
 /// A checkpoint copies the WAL into the database file and syncs it, and no
-/// step can commit while it runs (the store has one connection): the step
-/// after it waited 6–15 ms on this machine, one add in 256
-/// (docs/BENCHMARKS.md, section 3). So a checkpoint waits for a quiet
+/// commit can run while it does (the store has one connection): when every
+/// step committed through SQLite, the step after it waited 6–15 ms on this
+/// machine, one add in 256 (docs/BENCHMARKS.md, section 3). Small steps are
+/// journaled now and never wait for it, but a burst committed on the commit
+/// thread, and the journaled steps' groups, still do. So a checkpoint waits for a quiet
 /// moment: once `whenQuiet` has been written, it runs as soon as `quiet`
 /// has passed without a commit. Only a stream with no such pause that
 /// writes `atOnce` gets one at once, which bounds the WAL.
