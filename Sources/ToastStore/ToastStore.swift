@@ -210,6 +210,10 @@ public final class ToastStore: @unchecked Sendable {
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode) {
             let aside = path + ".corrupt-\(Int(now.timeIntervalSince1970))"
             for suffix in ["", "-wal", "-shm"] { rename(path + suffix, aside + suffix) }
+            // The journal's records are changes to that database, not to a fresh one.
+            for name in StepJournal.fileNames {
+                rename(directory + "/" + name, aside + "." + name.split(separator: ".").last!)
+            }
             notes.append("the database was corrupt (\(error.message ?? "\(error.resultCode)")); it was moved to \(aside) and a fresh one started")
             do {
                 let database = try openMigrated(path)

@@ -87,6 +87,28 @@ struct StepJournalTests {
         #expect(loaded.notes.contains { $0.contains("applied 1 journaled step ") }, "\(loaded.notes)")
     }
 
+    /// A database found corrupt is moved aside with its journal: the
+    /// journal's records are changes to it, and a fresh database must not
+    /// start with a few of its toasts.
+    @Test func aCorruptDatabaseTakesItsJournalAside() throws {
+        let directory = try Session.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (_, batches) = Session.session()
+        do {
+            let (store, _) = try ToastStore.open(directory: directory, historySize: 100)
+            for batch in batches { try store.journal(batch) }
+        }
+        let journaled = try Data(contentsOf: URL(filePath: directory + "/" + StepJournal.fileNames[0]))
+        try Data(repeating: 0x5A, count: 8192).write(to: URL(filePath: directory + "/" + ToastStore.fileName))
+        try? FileManager.default.removeItem(atPath: directory + "/" + ToastStore.fileName + "-wal")
+        let (store, loaded) = try ToastStore.open(directory: directory, historySize: 100, now: Date(timeIntervalSince1970: 1_700_000_000))
+        #expect(loaded.state.records.isEmpty)
+        #expect(loaded.state.nextID == 1)
+        #expect(store.journal.sizes == [0, 0])
+        let aside = directory + "/" + ToastStore.fileName + ".corrupt-1700000000.journal-a"
+        #expect(try Data(contentsOf: URL(filePath: aside)) == journaled)
+    }
+
     /// Records are read in order across both files up to the first that is
     /// not whole or does not match its hash.
     @Test func parsingStopsAtTheFirstRecordThatIsNotIntact() throws {
