@@ -13,18 +13,57 @@ import ToastCore
 /// Durable steps on a real event loop, with a real store and commit thread.
 @Suite("Durable steps")
 struct StatePersistenceTests {
+    /// A new state directory's name, under the temporary directory.
+    static func directory(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appending(path: "toastd-\(name)-\(UUID().uuidString.prefix(8))").path
+    }
+
+    /// A durable `StatePersistence` over a new store in `directory`.
+    static func persistence(in directory: String, on loop: any EventLoop) throws -> (ToastStore, StatePersistence) {
+        let (store, loaded) = try ToastStore.open(directory: directory, historySize: 10)
+        return (store, StatePersistence(storage: .durable(store, loaded), loop: loop, logger: Logger(label: "test")))
+    }
+
+    /// Reads `read` every 10 ms until `done` holds of it, for up to 5 s;
+    /// its last value (what the commit thread had done by then).
+    static func eventually<T>(_ read: () async throws -> T, _ done: (T) -> Bool) async throws -> T {
+        var value = try await read()
+        for _ in 0..<500 where !done(value) {
+            try await Task.sleep(for: .milliseconds(10))
+            value = try await read()
+        }
+        return value
+    }
+
+    /// `count` adds, each a step of its own with nothing to write, on `loop`.
+    static func addSteps(_ prefix: String, count: Int, _ persistence: StatePersistence, on loop: NIOAsyncTestingEventLoop) async throws {
+        try await loop.submit {
+            var service = ToastService(instance: "i")
+            for index in 0..<count {
+                add("\(prefix)\(index)", &service, persistence)
+                persistence.endStep(service.scheduler, prepare: {}) {}
+            }
+        }.get()
+    }
+
+    /// Answers an add of `message` and notes what it published (the step is not ended).
+    static func add(_ message: String, _ service: inout ToastService, _ persistence: StatePersistence) {
+        let line = Array(#"{"op":"add","toast":{"message":"\#(message)"}}"#.utf8)
+        let response = service.respond(toLine: line, defaultSource: nil, now: 0)
+        for publication in service.publish(response.effects) { persistence.note(publication.event) }
+    }
+
     /// Steps too large to commit on the loop go to the commit thread one
     /// after another. Their writes go out in the order of the steps, each
     /// once its changes are in the file, and a step without changes waits
     /// for the steps before it.
     @Test func writesGoOutInStepOrderEachAfterItsCommit() throws {
-        let directory = FileManager.default.temporaryDirectory.appending(path: "toastd-steps-\(UUID().uuidString.prefix(8))").path
+        let directory = Self.directory("steps")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let loop = group.next()
-        let (store, loaded) = try ToastStore.open(directory: directory, historySize: 10)
-        let persistence = StatePersistence(storage: .durable(store, loaded), loop: loop, logger: Logger(label: "test"))
+        let (store, persistence) = try Self.persistence(in: directory, on: loop)
         defer { persistence.shutdown() }
         let rowsPerStep = StatePersistence.inlineChanges + 1
         // Each step's writes are prepared (encoded) and then delivered; a
@@ -45,11 +84,7 @@ struct StatePersistenceTests {
         try loop.submit {
             var service = ToastService(instance: "i")
             for step in 0..<10 {
-                for index in 0..<rowsPerStep {
-                    let line = Array(#"{"op":"add","toast":{"message":"s\#(step)-\#(index)"}}"#.utf8)
-                    let response = service.respond(toLine: line, defaultSource: nil, now: 0)
-                    for publication in service.publish(response.effects) { persistence.note(publication.event) }
-                }
+                for index in 0..<rowsPerStep { Self.add("s\(step)-\(index)", &service, persistence) }
                 persistence.endStep(service.scheduler, prepare: prepare(step), deliver: deliver)
             }
             persistence.endStep(service.scheduler, prepare: prepare(10), deliver: deliver)
@@ -72,11 +107,10 @@ struct StatePersistenceTests {
     /// in one commit, after which the journal file that held them is
     /// emptied and the next step's record goes to the other file.
     @Test func smallStepsAreJournaledOnTheLoopAndReachTheDatabaseInGroups() async throws {
-        let directory = FileManager.default.temporaryDirectory.appending(path: "toastd-journal-\(UUID().uuidString.prefix(8))").path
+        let directory = Self.directory("journal")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let loop = NIOAsyncTestingEventLoop()
-        let (store, loaded) = try ToastStore.open(directory: directory, historySize: 10)
-        let persistence = StatePersistence(storage: .durable(store, loaded), loop: loop, logger: Logger(label: "test"))
+        let (store, persistence) = try Self.persistence(in: directory, on: loop)
         struct Prepared: Sendable {
             var rows: Int
             var journaled: UInt64
@@ -85,9 +119,7 @@ struct StatePersistenceTests {
         let service = Mutex(ToastService(instance: "i"))
         @Sendable func step(_ index: Int) {
             service.withLock { service in
-                let line = Array(#"{"op":"add","toast":{"message":"j\#(index)"}}"#.utf8)
-                let response = service.respond(toLine: line, defaultSource: nil, now: 0)
-                for publication in service.publish(response.effects) { persistence.note(publication.event) }
+                Self.add("j\(index)", &service, persistence)
                 persistence.endStep(service.scheduler, prepare: {
                     Prepared(rows: (try? store.storedRows().count) ?? -1, journaled: store.journal.lastNumber)
                 }) { prepared in delivered.withLock { $0.append(prepared) } }
@@ -102,12 +134,7 @@ struct StatePersistenceTests {
 
         try await loop.submit { step(StatePersistence.applyEvery - 1) }.get()
         // The commit thread applies the 64; its completion, on the loop, empties their file.
-        var sizes = store.journal.sizes
-        for _ in 0..<500 where sizes[0] > 0 {
-            try await Task.sleep(for: .milliseconds(10))
-            await loop.run()
-            sizes = try await loop.submit { store.journal.sizes }.get()
-        }
+        let sizes = try await Self.eventually({ try await loop.submit { store.journal.sizes }.get() }) { $0[0] == 0 }
         #expect(try store.storedRows().count == StatePersistence.applyEvery)
         #expect(sizes == [0, 0])
         try await loop.submit { step(StatePersistence.applyEvery) }.get()
@@ -119,65 +146,39 @@ struct StatePersistenceTests {
     /// Fewer steps than a group reach the database `applyAfter` after the
     /// first of them, on a clock that moves only when the test moves it.
     @Test func aFewJournaledStepsReachTheDatabaseAfterAWhile() async throws {
-        let directory = FileManager.default.temporaryDirectory.appending(path: "toastd-journal-\(UUID().uuidString.prefix(8))").path
+        let directory = Self.directory("journal")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let loop = NIOAsyncTestingEventLoop()
-        let (store, loaded) = try ToastStore.open(directory: directory, historySize: 10)
-        let persistence = StatePersistence(storage: .durable(store, loaded), loop: loop, logger: Logger(label: "test"))
-        try await loop.submit {
-            var service = ToastService(instance: "i")
-            for index in 0..<3 {
-                let line = Array(#"{"op":"add","toast":{"message":"few\#(index)"}}"#.utf8)
-                let response = service.respond(toLine: line, defaultSource: nil, now: 0)
-                for publication in service.publish(response.effects) { persistence.note(publication.event) }
-                persistence.endStep(service.scheduler, prepare: {}) {}
-            }
-        }.get()
+        let (store, persistence) = try Self.persistence(in: directory, on: loop)
+        try await Self.addSteps("few", count: 3, persistence, on: loop)
         await loop.advanceTime(by: StatePersistence.applyAfter - .milliseconds(1))
         try await Task.sleep(for: .milliseconds(50))
         #expect(try store.storedRows().isEmpty, "not yet handed to the commit thread")
         await loop.advanceTime(by: .milliseconds(1))
-        var rows = try store.storedRows().count
-        for _ in 0..<500 where rows < 3 {
-            try await Task.sleep(for: .milliseconds(10))
-            rows = try store.storedRows().count
-        }
-        #expect(rows == 3)
+        #expect(try await Self.eventually({ try store.storedRows().count }, { $0 == 3 }) == 3)
         try await loop.submit { persistence.shutdown() }.get()
         await loop.shutdownGracefully()
     }
 
     /// The quiet checkpoint, wired: on a loop whose clock moves only when
-    /// the test moves it, 64 small steps (each committed on the loop) arm
-    /// the quiet timer; 249 ms later nothing has happened, and at 250 ms
-    /// without a commit the checkpoint runs on the commit thread, which
-    /// starts the WAL over (the header's restart count, bytes 12...15).
+    /// the test moves it, 64 small steps (journaled on the loop, then
+    /// applied as one group) arm the quiet timer; 249 ms later nothing has
+    /// happened, and at 250 ms without a commit the checkpoint runs on the
+    /// commit thread, which starts the WAL over (the header's restart
+    /// count, bytes 12...15).
     @Test func aQuietMomentAfterEnoughCommitsCheckpointsTheWAL() async throws {
-        let directory = FileManager.default.temporaryDirectory.appending(path: "toastd-quiet-\(UUID().uuidString.prefix(8))").path
+        let directory = Self.directory("quiet")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let loop = NIOAsyncTestingEventLoop()
-        let (store, loaded) = try ToastStore.open(directory: directory, historySize: 10)
-        let persistence = StatePersistence(storage: .durable(store, loaded), loop: loop, logger: Logger(label: "test"))
+        let (store, persistence) = try Self.persistence(in: directory, on: loop)
         @Sendable func restarts() throws -> UInt32 { try store.walRestartCount() }
-        try await loop.submit {
-            var service = ToastService(instance: "i")
-            for index in 0..<64 {
-                let line = Array(#"{"op":"add","toast":{"message":"q\#(index)"}}"#.utf8)
-                let response = service.respond(toLine: line, defaultSource: nil, now: 0)
-                for publication in service.publish(response.effects) { persistence.note(publication.event) }
-                persistence.endStep(service.scheduler, prepare: {}) {}
-            }
-        }.get()
+        try await Self.addSteps("q", count: 64, persistence, on: loop)
         let before = try restarts()
         await loop.advanceTime(by: .milliseconds(249))
         #expect(try restarts() == before, "not quiet long enough: no checkpoint was started")
         await loop.advanceTime(by: .milliseconds(1))
         // The checkpoint runs on the commit thread: wait for its restart.
-        var after = try restarts()
-        for _ in 0..<500 where after == before {
-            try await Task.sleep(for: .milliseconds(10))
-            after = try restarts()
-        }
+        let after = try await Self.eventually(restarts) { $0 != before }
         #expect(after == before + 1, "the quiet checkpoint started the WAL over")
         try await loop.submit { persistence.shutdown() }.get()
         await loop.shutdownGracefully()

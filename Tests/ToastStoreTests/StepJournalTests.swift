@@ -9,6 +9,13 @@ import ToastCore
 struct StepJournalTests {
     typealias Session = ToastStoreTests
 
+    /// Journals `batches` and commits none, then closes the store (a
+    /// daemon killed before its commit thread applied them).
+    static func journalOnly(_ batches: some Sequence<ToastStore.Batch>, in directory: String) throws {
+        let (store, _) = try ToastStore.open(directory: directory, historySize: 100)
+        for batch in batches { try store.journal(batch) }
+    }
+
     /// Every change of the session journaled and none committed (a daemon
     /// killed before its commit thread applied them): the next start finds
     /// what a commit of each would have left, and an empty journal.
@@ -23,13 +30,7 @@ struct StepJournalTests {
             #expect(try store.storedRows().isEmpty, "journaled, not committed")
         }
         let (store, loaded) = try ToastStore.open(directory: directory, historySize: 100)
-        let expected = service.scheduler.state
-        #expect(Session.sorted(loaded.state.records) == Session.sorted(expected.records))
-        #expect(loaded.state.pausedLevel == 70)
-        #expect(loaded.state.modes == ["work"])
-        #expect(loaded.state.nextID == expected.nextID)
-        #expect(loaded.state.lastSequence == expected.lastSequence)
-        #expect(loaded.history.map(\.record.id) == [2])
+        Session.expectSession(loaded, of: service)
         #expect(loaded.notes.contains { $0.contains("applied \(batches.count) journaled steps") }, "\(loaded.notes)")
         #expect(store.journal.sizes == [0, 0])
         // Numbering goes on after the applied records.
@@ -73,11 +74,7 @@ struct StepJournalTests {
     @Test func aTornLastRecordIsLeftOutAndTheOnesBeforeItApplied() throws {
         let directory = try Session.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let (_, batches) = Session.session()
-        do {
-            let (store, _) = try ToastStore.open(directory: directory, historySize: 100)
-            for batch in batches.prefix(2) { try store.journal(batch) }
-        }
+        try Self.journalOnly(Session.session().1.prefix(2), in: directory)
         let file = directory + "/" + StepJournal.fileNames[0]
         let bytes = try Data(contentsOf: URL(filePath: file))
         try bytes.dropLast(3).write(to: URL(filePath: file))
@@ -93,11 +90,7 @@ struct StepJournalTests {
     @Test func aCorruptDatabaseTakesItsJournalAside() throws {
         let directory = try Session.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let (_, batches) = Session.session()
-        do {
-            let (store, _) = try ToastStore.open(directory: directory, historySize: 100)
-            for batch in batches { try store.journal(batch) }
-        }
+        try Self.journalOnly(Session.session().1, in: directory)
         let journaled = try Data(contentsOf: URL(filePath: directory + "/" + StepJournal.fileNames[0]))
         try Data(repeating: 0x5A, count: 8192).write(to: URL(filePath: directory + "/" + ToastStore.fileName))
         try? FileManager.default.removeItem(atPath: directory + "/" + ToastStore.fileName + "-wal")

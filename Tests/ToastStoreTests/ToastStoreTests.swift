@@ -45,6 +45,18 @@ struct ToastStoreTests {
 
     static func sorted(_ records: [ToastRecord]) -> [ToastRecord] { records.sorted { $0.id < $1.id } }
 
+    /// What a start found is what `session()` left.
+    static func expectSession(_ loaded: ToastStore.Loaded, of service: ToastService) {
+        let expected = service.scheduler.state
+        #expect(sorted(loaded.state.records) == sorted(expected.records))
+        #expect(loaded.state.pausedLevel == 70)
+        #expect(loaded.state.modes == ["work"])
+        #expect(loaded.state.nextID == expected.nextID)
+        #expect(loaded.state.lastSequence == expected.lastSequence)
+        #expect(loaded.history.map(\.record.id) == [2])
+        #expect(loaded.history.first?.reason == "removed")
+    }
+
     @Test func whatIsCommittedIsWhatTheNextStartFinds() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -57,15 +69,8 @@ struct ToastStoreTests {
             for batch in batches { try store.commit(batch) }
         }
         let (_, loaded) = try ToastStore.open(directory: directory, historySize: 100)
-        let expected = service.scheduler.state
-        #expect(Self.sorted(loaded.state.records) == Self.sorted(expected.records))
-        #expect(loaded.state.pausedLevel == 70)
-        #expect(loaded.state.modes == ["work"])
-        #expect(loaded.state.nextID == expected.nextID)
-        #expect(loaded.state.lastSequence == expected.lastSequence)
+        Self.expectSession(loaded, of: service)
         #expect(loaded.instance == instance)
-        #expect(loaded.history.map(\.record.id) == [2])
-        #expect(loaded.history.first?.reason == "removed")
 
         // A scheduler restored from it lists the same stacks in the same order.
         let restored = SchedulerStateMachine(configuration: SchedulerConfiguration(maxVisible: 2), restoring: loaded.state)
