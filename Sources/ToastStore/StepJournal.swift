@@ -88,6 +88,8 @@ public final class StepJournal: @unchecked Sendable {
     @discardableResult
     func append(_ fill: (inout JournalRecord.Writer) -> Void) throws(Failure) -> UInt64 {
         let number = lastNumber + 1
+        // One buffer serves every record: moved into the writer and back,
+        // so it is neither copied nor allocated again.
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: Self.magic)
         scratch.append(contentsOf: repeatElement(0, count: Self.headerSize - Self.magic.count))

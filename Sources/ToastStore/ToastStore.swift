@@ -371,12 +371,12 @@ public final class ToastStore: @unchecked Sendable {
         let (records, torn) = journal.records()
         var notes: [String] = []
         if torn { notes.append("the journal ended in an incomplete record (cut short by a crash or a full disk); it was left out") }
-        var newer: [(number: UInt64, rows: Batch.Rows, counters: Counters)] = []
+        var newer: [(rows: Batch.Rows, counters: Counters)] = []
         for record in records where record.number > applied {
             do {
                 var (rows, counters) = try JournalRecord.read(record.payload)
                 counters.journaled = record.number
-                newer.append((record.number, rows, counters))
+                newer.append((rows, counters))
             } catch {
                 notes.append("journal record \(record.number) could not be read (\(error)); it and the ones after it were left out")
                 break
@@ -394,7 +394,7 @@ public final class ToastStore: @unchecked Sendable {
                 }
             }
             writtenCounters.withLock { $0 = written }
-            journal.lastNumber = newest.number
+            journal.lastNumber = newest.counters.journaled
             notes.append("applied \(newer.count) journaled step\(newer.count == 1 ? "" : "s") the database did not hold yet")
         }
         for index in StepJournal.fileNames.indices { try journal.empty(index) }
