@@ -102,6 +102,33 @@ struct StepJournalTests {
         #expect(try Data(contentsOf: URL(filePath: aside)) == journaled)
     }
 
+    /// A record reads back as the rows and counters it was written from,
+    /// every kind of row at once: toasts written and deleted, the history
+    /// cleared, an entry removed and one ended, sources bound and released.
+    @Test func aRecordReadsBackAsTheRowsItWasWrittenFrom() throws {
+        let (service, _) = Session.session()
+        let records = service.scheduler.state.records
+        var rows = ToastStore.Batch.Rows()
+        for record in records { rows.upserts[record.id] = record }
+        rows.deletes = [41, 42]
+        rows.historyCleared = true
+        rows.historyRemovals = [7]
+        rows.ended = [ToastHistory.Entry(record: records[0], shown: true, reason: "dismissed", endedAt: -5, seq: 99)]
+        rows.bound = ["s1": true, "t[2]": false]
+        let counters = ToastStore.Counters(nextID: 12, lastSequence: 1 << 40, pausedLevel: -1, modes: ["work", "focus"])
+        var writer = JournalRecord.Writer(bytes: [])
+        JournalRecord.write(rows, counters, into: &writer)
+        let (read, readCounters) = try JournalRecord.read(writer.bytes[...])
+        #expect(read.upserts == rows.upserts)
+        #expect(read.deletes == rows.deletes)
+        #expect(read.historyCleared && read.historyRemovals == [7])
+        #expect(read.ended == rows.ended)
+        #expect(read.bound == rows.bound)
+        #expect(readCounters == counters)
+        // A payload cut short is an error, not a partial step.
+        #expect(throws: StepJournal.Failure.self) { try JournalRecord.read(writer.bytes.dropLast()) }
+    }
+
     /// Records are read in order across both files up to the first that is
     /// not whole or does not match its hash.
     @Test func parsingStopsAtTheFirstRecordThatIsNotIntact() throws {
