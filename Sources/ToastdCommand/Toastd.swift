@@ -62,7 +62,7 @@ public struct Toastd: ParsableCommand {
     var subscriberLagTimeout = Double(Self.defaults.subscriberLagTimeout.components.seconds)
     @Option(help: "Recent events kept for subscribers that resume with 'since' (0 keeps none).")
     var resumeEvents = Self.defaults.resumeEvents
-    @Option(help: "Where the state (toasts, counters, history) lives: DIR/toastd.sqlite. Default: $XDG_STATE_HOME/toastd, else ~/.local/state/toastd.")
+    @Option(help: "Where the state (toasts, counters, history) lives: DIR/toastd.sqlite and its journal, DIR/toastd.journal-a and -b. Default: $XDG_STATE_HOME/toastd, else ~/.local/state/toastd.")
     var stateDir: String?
     @Flag(help: "Keep everything in memory: nothing survives a restart.") var ephemeral = false
     @Option(
