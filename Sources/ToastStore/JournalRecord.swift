@@ -75,12 +75,18 @@ enum JournalRecord {
 
         mutating func byte(_ value: UInt8) { bytes.append(value) }
 
-        mutating func integer(_ value: UInt64) {
-            for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> shift)) }
+        mutating func integer(_ value: UInt64) { append(value, width: 8) }
+
+        mutating func count(_ value: Int) { append(UInt64(truncatingIfNeeded: value), width: 4) }
+
+        /// `value`'s low `width` bytes, little-endian, at `offset` in place
+        /// of what is there (a record's header, once its payload is written).
+        mutating func overwrite(_ value: UInt64, width: Int, at offset: Int) {
+            for index in 0..<width { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
         }
 
-        mutating func count(_ value: Int) {
-            for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> shift)) }
+        private mutating func append(_ value: UInt64, width: Int) {
+            for index in 0..<width { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * index))) }
         }
 
         mutating func raw(_ buffer: UnsafeBufferPointer<UInt8>) {
@@ -119,12 +125,12 @@ enum JournalRecord {
 
         mutating func byte() throws(StepJournal.Failure) -> UInt8 { try take(1).first! }
 
-        mutating func integer() throws(StepJournal.Failure) -> UInt64 {
-            try take(8).reversed().reduce(0) { $0 << 8 | UInt64($1) }
-        }
+        mutating func integer() throws(StepJournal.Failure) -> UInt64 { try little(width: 8) }
 
-        mutating func count() throws(StepJournal.Failure) -> Int {
-            Int(try take(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        mutating func count() throws(StepJournal.Failure) -> Int { Int(try little(width: 4)) }
+
+        private mutating func little(width: Int) throws(StepJournal.Failure) -> UInt64 {
+            try take(width).reversed().reduce(0) { $0 << 8 | UInt64($1) }
         }
 
         mutating func text() throws(StepJournal.Failure) -> String {

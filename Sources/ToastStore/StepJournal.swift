@@ -96,12 +96,12 @@ public final class StepJournal: @unchecked Sendable {
         var writer = JournalRecord.Writer(bytes: scratch)
         scratch = []
         fill(&writer)
-        var bytes = writer.bytes
-        let payloadLength = bytes.count - Self.headerSize
+        let payloadLength = writer.bytes.count - Self.headerSize
         guard payloadLength <= Int(UInt32.max) else { throw .unusable("a journal record of \(payloadLength) bytes is too large") }
-        Self.store(UInt64(UInt32(payloadLength)), 4, into: &bytes, at: 4)
-        Self.store(number, 8, into: &bytes, at: 8)
-        Self.store(Self.hash(number: number, payload: bytes[Self.headerSize...]), 8, into: &bytes, at: 16)
+        writer.overwrite(UInt64(payloadLength), width: 4, at: 4)
+        writer.overwrite(number, width: 8, at: 8)
+        writer.overwrite(Self.hash(number: number, payload: writer.bytes[Self.headerSize...]), width: 8, at: 16)
+        let bytes = writer.bytes
         var file = files[active]
         let written = bytes.withUnsafeBytes { Self.writeAll(file.descriptor, $0) }
         scratch = bytes
@@ -156,8 +156,8 @@ public final class StepJournal: @unchecked Sendable {
         var found: [Record] = []
         var torn = false
         for file in files {
-            guard file.size > 0, let bytes = Self.readAll(file.descriptor, size: file.size) else { continue }
-            let (records, complete) = Self.parse(bytes)
+            guard file.size > 0 else { continue }
+            let (records, complete) = Self.parse(Self.readAll(file.descriptor, size: file.size))
             found += records
             torn = torn || !complete
         }
@@ -171,9 +171,10 @@ public final class StepJournal: @unchecked Sendable {
         var offset = 0
         while offset < bytes.count {
             guard bytes.count - offset >= headerSize, bytes[offset..<offset + 4].elementsEqual(magic) else { return (records, false) }
-            let length = Int(load(bytes, at: offset + 4, 4))
-            let number = load(bytes, at: offset + 8, 8)
-            let hash = load(bytes, at: offset + 16, 8)
+            var header = JournalRecord.Reader(bytes: bytes[offset + 4..<offset + headerSize])
+            guard let length = try? header.count(), let number = try? header.integer(), let hash = try? header.integer() else {
+                return (records, false)
+            }
             let start = offset + headerSize
             guard length <= bytes.count - start else { return (records, false) }
             let payload = bytes[start..<start + length]
@@ -193,16 +194,6 @@ public final class StepJournal: @unchecked Sendable {
         return hash
     }
 
-    static func store(_ value: UInt64, _ width: Int, into bytes: inout [UInt8], at offset: Int) {
-        for index in 0..<width { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
-    }
-
-    static func load(_ bytes: [UInt8], at offset: Int, _ width: Int) -> UInt64 {
-        var value: UInt64 = 0
-        for index in (0..<width).reversed() { value = value << 8 | UInt64(bytes[offset + index]) }
-        return value
-    }
-
     /// Writes every byte, or returns the errno that stopped it (a write
     /// that takes nothing counts as a full disk).
     private static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Int32? {
@@ -219,7 +210,8 @@ public final class StepJournal: @unchecked Sendable {
         return nil
     }
 
-    private static func readAll(_ descriptor: Int32, size: Int) -> [UInt8]? {
+    /// The file's first `size` bytes, or as many as it still has.
+    private static func readAll(_ descriptor: Int32, size: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: size)
         var offset = 0
         while offset < size {
