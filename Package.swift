@@ -112,7 +112,7 @@ let package = Package(
         .target(
             name: "ToastBench",
             dependencies: [
-                "ToastCore", "ToastConfig", "ToastDaemon", "ToastKit", "ToastFreedesktop", "CSystemd",
+                "ToastCore", "ToastConfig", "ToastDaemon", "ToastKit", "ToastFreedesktop", "ToastFuzzing", "CSystemd",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

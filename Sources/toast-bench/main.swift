@@ -13,7 +13,7 @@ struct ToastBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "toast-bench",
         abstract: "Measure toastd against its peers and its floor, and soak it.",
-        subcommands: [Run.self, Soak.self, NIOEcho.self, NotifyRate.self, IngestRate.self, FanOutSteps.self, FanOutViewer.self],
+        subcommands: [Run.self, Soak.self, NIOEcho.self, NotifyRate.self, IngestRate.self, FanOutSteps.self, FanOutViewer.self, FuzzReplayCommand.self],
         defaultSubcommand: Run.self
     )
 
@@ -148,6 +148,28 @@ struct ToastBenchCommand: ParsableCommand {
         @Option(help: "Presented events to wait for.") var samples: Int
         @Option(help: "The message prefix of this run's toasts.") var tag: String
         func run() throws { try FanOutBenchmark.view(socket: socket, samples: samples, tag: tag, emit: writeLine) }
+    }
+
+    struct FuzzReplayCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "fuzz-replay",
+            abstract: "The fuzz target's own work over a corpus, without libFuzzer or its instrumentation: the ceiling of a fuzzing run's executions a second."
+        )
+        @Argument(help: "Input files, or corpus directories (the files directly inside).") var paths: [String]
+        @Option(help: "How many times to run every input.") var rounds = 5
+        func run() throws {
+            let inputs = try FuzzReplay.inputs(at: paths)
+            guard !inputs.isEmpty else { throw ValidationError("no inputs in \(paths.joined(separator: ", "))") }
+            let outcome = FuzzReplay.run(inputs, rounds: rounds)
+            for (name, problems) in outcome.violations {
+                for problem in problems { printError("toast-bench: \(name): \(problem)") }
+            }
+            print(
+                "\(outcome.inputs) inputs of \(Figure.count(outcome.meanBytes)) bytes on average, \(Figure.count(Double(outcome.executions))) executions "
+                    + "in \(Figure.fixed(outcome.seconds)) s: \(Figure.count(outcome.perSecond)) a second, \(outcome.violations.count) inputs with violations"
+            )
+            if !outcome.violations.isEmpty { throw ExitCode(1) }
+        }
     }
 
     struct NIOEcho: ParsableCommand {
