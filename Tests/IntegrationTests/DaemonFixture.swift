@@ -137,11 +137,13 @@ final class DaemonFixture: @unchecked Sendable {
         guard outcome.status == 0 else { throw POSIXError(.EIO) }
     }
 
-    /// A subscriber connection that has read its reply and snapshot.
+    /// A subscriber connection that has read its reply and snapshot. The
+    /// snapshot may hold thousands of toasts (a megabyte); under
+    /// ThreadSanitizer on a busy machine, 5 s was not always enough.
     func subscribe() throws -> ToastConnection {
         let connection = try connect()
-        _ = try connection.request(["op": "subscribe"], timeout: 5_000)
-        let snapshot = try connection.readLine(timeout: 5_000)
+        _ = try connection.request(["op": "subscribe"], timeout: 20_000)
+        let snapshot = try connection.readLine(timeout: 20_000)
         precondition(snapshot["event"] == "snapshot")
         return connection
     }
