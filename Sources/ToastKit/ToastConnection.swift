@@ -47,6 +47,11 @@ public final class ToastConnection: @unchecked Sendable {
     private var buffer: [UInt8] = []
     /// Where the unread part of `buffer` starts.
     private var start = 0
+    /// Where the search for the next newline goes on: the bytes from
+    /// `start` to here hold none. A line of megabytes (a `list` of 60,000
+    /// toasts is 41 MB) arrives in thousands of reads, and searching it
+    /// from its start after each was 90% of `toastctl list`'s 13 s there.
+    private var searched = 0
 
     public init(path: String) throws(Failure) {
         self.path = path
@@ -130,7 +135,14 @@ public final class ToastConnection: @unchecked Sendable {
 
     /// A complete line already received, if any; never blocks.
     public func bufferedLine() -> [UInt8]? {
-        guard let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        let from = max(start, searched)
+        let found: Int? = from == buffer.count ? nil : buffer.withUnsafeBytes { bytes in
+            memchr(bytes.baseAddress! + from, Int32(UInt8(ascii: "\n")), bytes.count - from).map { bytes.baseAddress!.distance(to: $0) }
+        }
+        guard let newline = found else {
+            searched = buffer.count
+            return nil
+        }
         let line = Array(buffer[start..<newline])
         start = newline + 1
         if start == buffer.count {
@@ -140,6 +152,7 @@ public final class ToastConnection: @unchecked Sendable {
             buffer.removeSubrange(..<start)
             start = 0
         }
+        searched = start
         return line
     }
 

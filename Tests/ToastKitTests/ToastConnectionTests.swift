@@ -23,6 +23,40 @@ struct ToastConnectionTests {
         return (path, fd)
     }
 
+    /// Lines come out whole however they arrive: a line of 200,000 bytes
+    /// over many reads (searched once, from where the last read's search
+    /// ended), several lines in one read, and a remainder kept past the
+    /// buffer's compaction.
+    @Test func linesComeOutWholeHoweverTheReadsCutThem() throws {
+        let (path, listening) = try Self.listener()
+        defer { close(listening) }
+        let connection = try ToastConnection(path: path)
+        let peer = accept(listening, nil, nil)
+        try #require(peer >= 0)
+        defer { close(peer) }
+        let lines: [[UInt8]] = [
+            Array("short".utf8), Array(repeating: UInt8(ascii: "x"), count: 200_000), Array("after".utf8), [],
+            Array(repeating: UInt8(ascii: "y"), count: 70_000), Array("{\"ok\":true}".utf8), Array("last".utf8),
+        ]
+        let stream = Array(lines.map { $0 + [UInt8(ascii: "\n")] }.joined())
+        let sizes = [1, 7, 4_096, 65_536, 3, 30_000]
+        var read: [[UInt8]] = []
+        var offset = 0
+        var turn = 0
+        while offset < stream.count {
+            let end = min(offset + sizes[turn % sizes.count], stream.count)
+            let written = stream[offset..<end].withUnsafeBytes { write(peer, $0.baseAddress, $0.count) }
+            try #require(written == end - offset)
+            offset = end
+            turn += 1
+            // One read takes this piece (no more is on the socket), then every line it completed.
+            try connection.receive()
+            while let line = connection.bufferedLine() { read.append(line) }
+        }
+        #expect(read.count == lines.count)
+        #expect(read == lines)
+    }
+
     /// Writing to a daemon that hung up is an error the caller sees, not a
     /// SIGPIPE that kills the process (which would end this test run).
     @Test func writingToAClosedPeerThrowsInsteadOfRaisingSIGPIPE() throws {
