@@ -36,6 +36,20 @@ struct LineFramerTests {
         #expect(try Self.frame(["abcde", "\n"], limit: 4) == ["<too long>"])
     }
 
+    /// However the stream is cut into reads, the framer passes on the same
+    /// lines: it resumes its search for a newline where the last read's
+    /// search ended, and must start afresh after each line and discard.
+    @Test func everyWayOfCuttingTheStreamFramesTheSameLines() throws {
+        let stream = "a\nbb\r\n\n0123456789abc\nok\r\n12345678\r\nxyz"
+        let whole = try Self.frame([stream], limit: 8, close: true)
+        #expect(whole == ["a", "bb", "<too long>", "ok", "12345678", "xyz"])
+        let bytes = Array(stream.utf8)
+        for size in 1..<bytes.count {
+            let chunks = stride(from: 0, to: bytes.count, by: size).map { String(decoding: bytes[$0..<min($0 + size, bytes.count)], as: UTF8.self) }
+            #expect(try Self.frame(chunks, limit: 8, close: true) == whole, "reads of \(size) bytes")
+        }
+    }
+
     @Test func aLongLineIsReportedOnceAndTheConnectionGoesOn() throws {
         #expect(try Self.frame(["0123456789", "0123456789", "\nok\n"], limit: 8) == ["<too long>", "ok"])
     }
