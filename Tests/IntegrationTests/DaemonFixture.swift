@@ -148,6 +148,12 @@ final class DaemonFixture: @unchecked Sendable {
         return connection
     }
 
+    /// Whether this build has AddressSanitizer (`swift test
+    /// --sanitize=address`), and with it the toastd it starts: ASan's
+    /// allocator keeps freed memory in quarantine and maps shadow memory,
+    /// so toastd's resident size says nothing about toastd's own.
+    static let underAddressSanitizer = dlsym(nil, "__asan_init") != nil
+
     /// The daemon's resident memory, in KiB.
     var residentKiB: Int {
         let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""

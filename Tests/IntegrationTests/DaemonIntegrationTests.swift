@@ -245,7 +245,9 @@ struct DaemonIntegrationTests {
         readers.wait()
         let counts = received.withLock { $0 }
         #expect(counts.allSatisfy { $0 == count }, "\(counts)")
-        #expect(daemon.residentKiB < 100_000, "toastd RSS \(daemon.residentKiB) KiB")
+        if !DaemonFixture.underAddressSanitizer {
+            #expect(daemon.residentKiB < 100_000, "toastd RSS \(daemon.residentKiB) KiB")
+        }
 
         // The stalled subscriber lost events and is told so, with a fresh snapshot to resync from.
         // The snapshot holds all 3,000 toasts: a toastd built with ThreadSanitizer
