@@ -5,8 +5,9 @@ import Testing
 
 @Suite("ToastConnection")
 struct ToastConnectionTests {
-    /// A listening Unix socket in a fresh directory; returns its path and fd.
-    static func listener() throws -> (path: String, fd: Int32) {
+    /// A connection to a Unix socket in a fresh directory, and the peer's
+    /// end of it (the caller closes it).
+    static func connected() throws -> (connection: ToastConnection, peer: Int32) {
         let directory = FileManager.default.temporaryDirectory.appending(path: "toastconn-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appending(path: "s").path
@@ -20,7 +21,11 @@ struct ToastConnectionTests {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         try #require(bound == 0 && listen(fd, 4) == 0)
-        return (path, fd)
+        defer { close(fd) }
+        let connection = try ToastConnection(path: path)
+        let peer = accept(fd, nil, nil)
+        try #require(peer >= 0)
+        return (connection, peer)
     }
 
     /// Lines come out whole however they arrive: a line of 200,000 bytes
@@ -28,11 +33,7 @@ struct ToastConnectionTests {
     /// ended), several lines in one read, and a remainder kept past the
     /// buffer's compaction.
     @Test func linesComeOutWholeHoweverTheReadsCutThem() throws {
-        let (path, listening) = try Self.listener()
-        defer { close(listening) }
-        let connection = try ToastConnection(path: path)
-        let peer = accept(listening, nil, nil)
-        try #require(peer >= 0)
+        let (connection, peer) = try Self.connected()
         defer { close(peer) }
         let lines: [[UInt8]] = [
             Array("short".utf8), Array(repeating: UInt8(ascii: "x"), count: 200_000), Array("after".utf8), [],
@@ -60,12 +61,8 @@ struct ToastConnectionTests {
     /// Writing to a daemon that hung up is an error the caller sees, not a
     /// SIGPIPE that kills the process (which would end this test run).
     @Test func writingToAClosedPeerThrowsInsteadOfRaisingSIGPIPE() throws {
-        let (path, listening) = try Self.listener()
-        defer { close(listening) }
-        let connection = try ToastConnection(path: path)
-        let accepted = accept(listening, nil, nil)
-        try #require(accepted >= 0)
-        close(accepted)
+        let (connection, peer) = try Self.connected()
+        close(peer)
         var failure: ToastConnection.Failure?
         for _ in 0..<100 where failure == nil {
             do {
