@@ -30,7 +30,7 @@ public enum FuzzReplay {
         for path in paths {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: path])
+                throw BenchError("no such file or directory: \(path)")
             }
             let files = isDirectory.boolValue
                 ? try FileManager.default.contentsOfDirectory(atPath: path).sorted().map { path + "/" + $0 }

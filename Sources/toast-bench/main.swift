@@ -157,6 +157,9 @@ struct ToastBenchCommand: ParsableCommand {
         )
         @Argument(help: "Input files, or corpus directories (the files directly inside).") var paths: [String]
         @Option(help: "How many times to run every input.") var rounds = 5
+        func validate() throws {
+            guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
+        }
         func run() throws {
             let inputs = try FuzzReplay.inputs(at: paths)
             guard !inputs.isEmpty else { throw ValidationError("no inputs in \(paths.joined(separator: ", "))") }

@@ -27,6 +27,8 @@ struct FuzzReplayTests {
         #expect(outcome.violations.isEmpty)
         #expect(outcome.perSecond > 0)
 
-        #expect(throws: CocoaError.self) { try FuzzReplay.inputs(at: [directory.appending(path: "missing").path]) }
+        let missing = directory.appending(path: "missing").path
+        let error = #expect(throws: BenchError.self) { try FuzzReplay.inputs(at: [missing]) }
+        #expect(error?.description == "no such file or directory: \(missing)")
     }
 }
