@@ -69,6 +69,7 @@ public struct ToastService: Sendable {
             case .none: nil
             case .value(let value): value
             case .scheduler(let ref, let result): WireEncoder.reply(ref: ref, result.map(WireEncoder.result))
+            case .snapshot(let ref, let snapshot, let instance): WireEncoder.ok(ref: ref, result: WireEncoder.snapshot(snapshot, instance: instance))
             }
         }
         /// The reply's line, newline included; the scheduler's replies are
@@ -79,6 +80,7 @@ public struct ToastService: Sendable {
             case .value(let value): WireEncoder.line(value)
             case .scheduler(let ref, .success(let result)): WireEncoder.replyLine(ref: ref, result)
             case .scheduler(let ref, .failure(let error)): WireEncoder.line(WireEncoder.failure(ref: ref, error: error))
+            case .snapshot(let ref, let snapshot, let instance): WireEncoder.snapshotReplyLine(ref: ref, snapshot, instance: instance)
             }
         }
         /// Whether the scheduler carried out the command: the reply is
@@ -110,6 +112,8 @@ public struct ToastService: Sendable {
             case none
             case value(JSONValue)
             case scheduler(ref: JSONValue?, Result<SchedulerReply, ToastError>)
+            /// `list`'s reply: the state, written straight to bytes.
+            case snapshot(ref: JSONValue?, SchedulerSnapshot, instance: String)
         }
 
         var stored: Stored
@@ -124,6 +128,11 @@ public struct ToastService: Sendable {
         init(ref: JSONValue?, result: Result<SchedulerReply, ToastError>, effects: [SchedulerEffect]) {
             stored = .scheduler(ref: ref, result)
             self.effects = effects
+        }
+
+        init(ref: JSONValue?, snapshot: SchedulerSnapshot, instance: String) {
+            stored = .snapshot(ref: ref, snapshot, instance: instance)
+            effects = []
         }
 
         public var events: [ToastEvent] {
@@ -294,8 +303,7 @@ public struct ToastService: Sendable {
                 directive: .hello(hello)
             )
         case .list(let filter):
-            let snapshot = WireEncoder.snapshot(scheduler.snapshot(filter: filter), instance: instance)
-            return Response(reply: WireEncoder.ok(ref: ref, result: snapshot), effects: [])
+            return Response(ref: ref, snapshot: scheduler.snapshot(filter: filter), instance: instance)
         case .subscribe(let subscribe):
             return Response(reply: nil, effects: [], directive: .subscribe(subscribe), ref: ref)
         case .status:
@@ -464,7 +472,7 @@ public struct ToastService: Sendable {
 
     /// The `snapshot` event for a subscriber with this filter.
     public func snapshotLine(filter: EventFilter, now: ToastInstant) -> [UInt8] {
-        WireEncoder.line(WireEncoder.snapshotEvent(scheduler.snapshot(filter: filter), instance: instance, time: now))
+        WireEncoder.snapshotEventLine(scheduler.snapshot(filter: filter), instance: instance, time: now)
     }
 
     /// Lets time pass: expires what is due at `now`.

@@ -300,3 +300,60 @@ struct DirectiveRefTests {
         #expect(response.ref == "s1")
     }
 }
+
+@Suite("Snapshot lines written directly")
+struct SnapshotLineTests {
+    /// A scheduler after a random session, left as it is: shown and queued
+    /// toasts of every kind in several stacks, maybe paused, maybe modes.
+    static func scheduler(_ steps: [Int]) -> SchedulerStateMachine {
+        var machine = SchedulerStateMachine(configuration: SchedulerPropertyTests.configuration)
+        var now: ToastInstant = 0
+        for step in steps {
+            if let advance = SchedulerPropertyTests.advance(step) {
+                now += advance
+                _ = machine.handle(.tick, now: now)
+            } else {
+                _ = machine.handle(SchedulerPropertyTests.command(step), now: now)
+            }
+        }
+        _ = machine.handle(.setModes(steps.count % 3 == 0 ? [] : ["dnd", "a\"b"]), now: now)
+        return machine
+    }
+
+    /// `list`'s reply and the `snapshot` event, written directly, are
+    /// exactly the canonical bytes of their `JSONValue` forms, with and
+    /// without a filter and a ref.
+    @Test func snapshotLinesMatchTheCanonicalForm() async {
+        let filters = [EventFilter(), EventFilter(scene: "default"), EventFilter(roles: [.info, .failure])]
+        let refs: [JSONValue?] = [nil, 7, "r\"1", ["nested": [1, 2]]]
+        await propertyCheck(count: 40, input: SchedulerPropertyTests.steps) { steps in
+            let machine = Self.scheduler(steps)
+            for (index, filter) in filters.enumerated() {
+                let snapshot = machine.snapshot(filter: filter)
+                let ref = refs[(steps.count + index) % refs.count]
+                let reply = String(decoding: WireEncoder.snapshotReplyLine(ref: ref, snapshot, instance: "i\\1"), as: UTF8.self)
+                #expect(reply == WireEncoder.ok(ref: ref, result: WireEncoder.snapshot(snapshot, instance: "i\\1")).serialized + "\n")
+                let event = String(decoding: WireEncoder.snapshotEventLine(snapshot, instance: "i", time: 42), as: UTF8.self)
+                #expect(event == WireEncoder.snapshotEvent(snapshot, instance: "i", time: 42).serialized + "\n")
+            }
+        }
+    }
+
+    /// The service answers `list` with those bytes, and its reply's value
+    /// (what in-process clients get) is the same state.
+    @Test func listIsAnsweredWithTheDirectLine() throws {
+        var service = ToastService(instance: "x")
+        _ = service.respond(toLine: Array(#"{"op":"add","toast":{"message":"one","title":"t"}}"#.utf8), defaultSource: "s", now: 1)
+        _ = service.respond(toLine: Array(#"{"op":"add","toast":{"message":"two","role":"failure"}}"#.utf8), defaultSource: "s", now: 2)
+        let response = service.respond(toLine: Array(#"{"op":"list","ref":3}"#.utf8), defaultSource: nil, now: 3)
+        let line = try #require(response.replyLine)
+        let expected = WireEncoder.snapshotReplyLine(ref: 3, service.scheduler.snapshot(), instance: "x")
+        #expect(line == expected)
+        #expect(try JSONValue.parse(line.dropLast()) == response.reply)
+        guard case .array(let toasts)? = response.reply?["result"]?["toasts"] else {
+            Issue.record("no toasts in \(String(describing: response.reply))")
+            return
+        }
+        #expect(toasts.map { $0["message"] } == ["one", "two"])
+    }
+}
