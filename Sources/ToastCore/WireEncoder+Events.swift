@@ -43,13 +43,8 @@ extension WireEncoder {
         default: return line(ok(ref: ref, result: result(reply)))
         }
         return LineWriter.line { out in
-            out.bytes(#"{"ok":true,"#)
-            if let ref {
-                out.bytes(#""ref":"#)
-                ref.write(into: &out)
-                out.byte(UInt8(ascii: ","))
-            }
-            out.bytes(#""result":{"#)
+            writeSuccessHead(ref: ref, into: &out)
+            out.byte(UInt8(ascii: "{"))
             var members = LineWriter.Members()
             if case .added(_, let deduped, _) = reply { members.bool("deduped", deduped, &out) }
             members.integer("id", Int64(record.id), &out)
@@ -58,6 +53,18 @@ extension WireEncoder {
             writeToast(record, into: &out)
             out.bytes("}}\n")
         }
+    }
+
+    /// `{"ok":true,"ref":…,"result":`, the start of a success's line up to
+    /// its result (whose object the caller writes, then `}` and the newline).
+    static func writeSuccessHead(ref: JSONValue?, into out: inout LineWriter) {
+        out.bytes(#"{"ok":true,"#)
+        if let ref {
+            out.bytes(#""ref":"#)
+            ref.write(into: &out)
+            out.byte(UInt8(ascii: ","))
+        }
+        out.bytes(#""result":"#)
     }
 
     /// A record as toastd stores it: the toast as the wire shows it, with

@@ -12,13 +12,7 @@ extension WireEncoder {
     /// The line of `ok(ref:, result: snapshot(snapshot, instance:))`.
     public static func snapshotReplyLine(ref: JSONValue?, _ snapshot: SchedulerSnapshot, instance: String) -> [UInt8] {
         LineWriter.line { out in
-            out.bytes(#"{"ok":true,"#)
-            if let ref {
-                out.bytes(#""ref":"#)
-                ref.write(into: &out)
-                out.byte(UInt8(ascii: ","))
-            }
-            out.bytes(#""result":"#)
+            writeSuccessHead(ref: ref, into: &out)
             writeSnapshot(snapshot, instance: instance, eventTime: nil, into: &out)
             out.bytes("}\n")
         }
