@@ -3,7 +3,7 @@
 ///
 /// Both repeat every live toast. Through a `JSONValue` (a dictionary per
 /// toast, its keys sorted while writing), a `list` of 60,000 toasts held
-/// toastd's event loop for 0.79 s, and every other client waited that long
+/// toastd's event loop for 0.65 to 0.73 s, and every other client waited
 /// (docs/BENCHMARKS.md, "Long lines"). The members go out in their
 /// canonical (sorted) order by hand, and each toast through `writeToast`.
 /// A test checks the bytes against `snapshot(_:instance:)` and
