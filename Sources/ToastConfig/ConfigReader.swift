@@ -143,7 +143,7 @@ struct ConfigReader {
         }
     }
 
-    private mutating func readMatch(_ table: [String: JSONValue], _ place: Place, modes: [String]?) -> ToastRule.Match {
+    private mutating func readMatch(_ table: JSONObject, _ place: Place, modes: [String]?) -> ToastRule.Match {
         var match = ToastRule.Match()
         if table["source"] != nil && table["app"] != nil {
             problem(place.appending("app"), "`app` and `source` are the same key; give one")
@@ -169,7 +169,7 @@ struct ConfigReader {
         return match
     }
 
-    private mutating func readChanges(_ table: [String: JSONValue], _ place: Place) -> ToastRule.Changes {
+    private mutating func readChanges(_ table: JSONObject, _ place: Place) -> ToastRule.Changes {
         var changes = ToastRule.Changes()
         changes.role = enumeration(table["role"], place.appending("role"), ToastRole.self)
         changes.duration = duration(table["duration"], place.appending("duration"))
@@ -187,7 +187,7 @@ struct ConfigReader {
 
     // MARK: - Values
 
-    private mutating func table(_ value: JSONValue?, _ place: Place, allowed: Set<String>) -> [String: JSONValue]? {
+    private mutating func table(_ value: JSONValue?, _ place: Place, allowed: Set<String>) -> JSONObject? {
         guard let value else { return nil }
         guard case .object(let members) = value else {
             problem(place, "must be a table, not \(value.typeName)")

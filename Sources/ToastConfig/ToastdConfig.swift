@@ -123,7 +123,7 @@ struct ConfigValue {
         switch value.type {
         case .table:
             let table = value.table!
-            var members: [String: JSONValue] = [:]
+            var members: JSONObject = [:]
             for key in table.keys { members[key] = convert(table[key]!) }
             return .object(members)
         case .array: return .array(value.array!.map { convert($0) })

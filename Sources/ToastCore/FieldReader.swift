@@ -1,7 +1,7 @@
 /// Reads the members of one JSON object, with errors that name the field by
 /// its path in the request, and rejects members it was not asked about.
 struct FieldReader {
-    let members: [String: JSONValue]
+    let members: JSONObject
     /// Prefix of every field path, e.g. "toast." or "".
     let path: String
 

@@ -58,14 +58,24 @@ struct JSONParser: ~Copyable {
         }
     }
 
+    /// Members are read in the document's order. While their keys ascend
+    /// (as in every line toastd writes) each is appended, and none can
+    /// repeat an earlier one; after the first that does not, each new key is
+    /// looked for among those before it: from the front while there are a
+    /// few, in a set once there are many, so a hostile object of a million
+    /// members costs what it did with a dictionary. The first repeated key
+    /// in the document is the error, as before. Out of order, the members
+    /// are sorted once at the end.
     private mutating func parseObject() throws(JSONParseFailure) -> JSONValue {
         try enterContainer()
         index += 1  // {
-        var members: [String: JSONValue] = [:]
+        var members: [JSONObject.Element] = []
+        var ascending = true
+        var seen: Set<String>? = nil
         skipWhitespace()
         if consume(UInt8(ascii: "}")) {
             depth -= 1
-            return .object(members)
+            return .object(JSONObject(sorted: members))
         }
         while true {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
@@ -77,9 +87,13 @@ struct JSONParser: ~Copyable {
             guard consume(UInt8(ascii: ":")) else { throw failure("unexpected \(describeCurrent()), expected ':'") }
             skipWhitespace()
             let value = try parseValue()
-            if members.updateValue(value, forKey: key) != nil {
+            if ascending, let last = members.last?.key, !(last < key) {
+                ascending = false
+            }
+            if !ascending, Self.repeats(key, in: members, seen: &seen) {
                 throw JSONParseFailure.invalidJSON("duplicate member \"\(key)\" at byte \(keyOffset)")
             }
+            members.append((key, value))
             skipWhitespace()
             if consume(UInt8(ascii: ",")) {
                 skipWhitespace()
@@ -87,8 +101,19 @@ struct JSONParser: ~Copyable {
             }
             guard consume(UInt8(ascii: "}")) else { throw failure("unexpected \(describeCurrent()), expected ',' or '}'") }
             depth -= 1
-            return .object(members)
+            if !ascending { members.sort { $0.key < $1.key } }
+            return .object(JSONObject(sorted: members))
         }
+    }
+
+    /// Whether `key` is among `members` (not yet sorted): searched from
+    /// the front up to 16 members, then in `seen`, built once and kept.
+    private static func repeats(_ key: String, in members: [JSONObject.Element], seen: inout Set<String>?) -> Bool {
+        if seen == nil, members.count < 16 {
+            return members.contains { $0.key == key }
+        }
+        if seen == nil { seen = Set(members.lazy.map(\.key)) }
+        return !seen!.insert(key).inserted
     }
 
     private mutating func parseArray() throws(JSONParseFailure) -> JSONValue {

@@ -13,7 +13,7 @@ public enum JSONValue: Sendable, Hashable {
     case double(Double)
     case string(String)
     case array([JSONValue])
-    case object([String: JSONValue])
+    case object(JSONObject)
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
@@ -26,7 +26,7 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     public init(nilLiteral: ()) { self = .null }
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+        self = .object(JSONObject(elements.lazy.map { (key: $0.0, value: $0.1) }))
     }
 }
 
@@ -90,17 +90,29 @@ extension JSONValue {
                 element.write(into: &out)
             }
             out.byte(UInt8(ascii: "]"))
-        case .object(let members):
+        case .object(let object):
             out.byte(UInt8(ascii: "{"))
-            let keys = members.keys.sorted(by: Self.precedesInUTF8)
-            for (index, key) in keys.enumerated() {
+            var members = object.members
+            if !Self.inUTF8Order(members) { members.sort { Self.precedesInUTF8($0.key, $1.key) } }
+            for (index, member) in members.enumerated() {
                 if index > 0 { out.byte(UInt8(ascii: ",")) }
-                out.string(key)
+                out.string(member.key)
                 out.byte(UInt8(ascii: ":"))
-                members[key]!.write(into: &out)
+                member.value.write(into: &out)
             }
             out.byte(UInt8(ascii: "}"))
         }
+    }
+
+    /// Whether members in `String`'s order are in UTF-8 byte order too:
+    /// always, unless a key is not in NFC.
+    static func inUTF8Order(_ members: [JSONObject.Element]) -> Bool {
+        var previous: String? = nil
+        for member in members {
+            if let previous, !precedesInUTF8(previous, member.key) { return false }
+            previous = member.key
+        }
+        return true
     }
 
     /// Byte order of the UTF-8 forms: the canonical order of object keys.

@@ -68,6 +68,7 @@ public struct ToastService: Sendable {
             switch stored {
             case .none: nil
             case .value(let value): value
+            case .refusal(let ref, let error): WireEncoder.failure(ref: ref, error: error)
             case .scheduler(let ref, let result): WireEncoder.reply(ref: ref, result.map(WireEncoder.result))
             case .snapshot(let ref, let snapshot, let instance): WireEncoder.ok(ref: ref, result: WireEncoder.snapshot(snapshot, instance: instance))
             }
@@ -79,7 +80,7 @@ public struct ToastService: Sendable {
             case .none: nil
             case .value(let value): WireEncoder.line(value)
             case .scheduler(let ref, .success(let result)): WireEncoder.replyLine(ref: ref, result)
-            case .scheduler(let ref, .failure(let error)): WireEncoder.line(WireEncoder.failure(ref: ref, error: error))
+            case .scheduler(let ref, .failure(let error)), .refusal(let ref, let error): WireEncoder.failureLine(ref: ref, error: error)
             case .snapshot(let ref, let snapshot, let instance): WireEncoder.snapshotReplyLine(ref: ref, snapshot, instance: instance)
             }
         }
@@ -111,6 +112,9 @@ public struct ToastService: Sendable {
         enum Stored: Sendable {
             case none
             case value(JSONValue)
+            /// A request refused before it reached the scheduler (it did
+            /// not decode, or its version or target was wrong).
+            case refusal(ref: JSONValue?, ToastError)
             case scheduler(ref: JSONValue?, Result<SchedulerReply, ToastError>)
             /// `list`'s reply: the state, written straight to bytes.
             case snapshot(ref: JSONValue?, SchedulerSnapshot, instance: String)
@@ -123,6 +127,11 @@ public struct ToastService: Sendable {
             self.effects = effects
             self.directive = directive
             self.ref = ref
+        }
+
+        init(ref: JSONValue?, refusal: ToastError) {
+            stored = .refusal(ref: ref, refusal)
+            effects = []
         }
 
         init(ref: JSONValue?, result: Result<SchedulerReply, ToastError>, effects: [SchedulerEffect]) {
@@ -201,7 +210,7 @@ public struct ToastService: Sendable {
         case .success(let envelope):
             return respond(to: envelope, defaultSource: defaultSource, now: now, connection: connection, decodedHere: decodedHere)
         case .failure(let failure):
-            return Response(reply: WireEncoder.failure(ref: failure.ref, error: failure.error), effects: [])
+            return Response(ref: failure.ref, refusal: failure.error)
         }
     }
 
@@ -296,7 +305,7 @@ public struct ToastService: Sendable {
                     "this server speaks protocol version \(ProtocolInfo.version), not \(hello.version)",
                     field: "version"
                 )
-                return Response(reply: WireEncoder.failure(ref: ref, error: error), effects: [])
+                return Response(ref: ref, refusal: error)
             }
             return Response(
                 reply: WireEncoder.ok(ref: ref, result: WireEncoder.hello(instance: instance)), effects: [],
@@ -361,7 +370,7 @@ public struct ToastService: Sendable {
             let error =
                 id.map { ToastError(.notFound, "no history entry has id \($0)", field: "id") }
                 ?? ToastError(.notFound, "the history is empty", field: "latest")
-            return Response(reply: WireEncoder.failure(ref: ref, error: error), effects: [])
+            return Response(ref: ref, refusal: error)
         }
         var toast = entry.record.toast
         toast.actions = []
@@ -453,7 +462,7 @@ public struct ToastService: Sendable {
         _ connection: EventRouter.ConnectionID, _ request: Request.Subscribe, ref: JSONValue?, now: ToastInstant
     ) -> [[UInt8]] {
         router.subscribe(connection, filter: request.filter)
-        var result: [String: JSONValue] = ["subscribed": true, "instance": .string(instance)]
+        var result: JSONObject = ["subscribed": true, "instance": .string(instance)]
         var replay: [EventBacklog.Entry]?
         if let since = request.since {
             if request.instance == nil || request.instance == instance {

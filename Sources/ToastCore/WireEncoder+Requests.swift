@@ -6,7 +6,7 @@ extension WireEncoder {
     /// Any request, as its line's JSON: what `WireDecoder.decode` reads back
     /// to the same `Request` (a property test holds every case to that).
     public static func request(_ request: Request, ref: JSONValue? = nil) -> JSONValue {
-        var members: [String: JSONValue]
+        var members: JSONObject
         switch request {
         case .command(let command):
             members = self.command(command)
@@ -16,16 +16,19 @@ extension WireEncoder {
             if let source = hello.source { members["source"] = .string(source) }
             if hello.bindSource { members["bindSource"] = true }
         case .list(let filter):
-            members = ["op": "list"].merging(self.filter(filter)) { $1 }
+            members = self.filter(filter)
+            members["op"] = "list"
         case .subscribe(let subscribe):
-            members = ["op": "subscribe"].merging(self.filter(subscribe.filter)) { $1 }
+            members = self.filter(subscribe.filter)
+            members["op"] = "subscribe"
             if !subscribe.snapshot { members["snapshot"] = false }
             if let since = subscribe.since { members["since"] = .int(Int64(since)) }
             if let instance = subscribe.instance { members["instance"] = .string(instance) }
         case .status:
             members = ["op": "status"]
         case .history(let query):
-            members = ["op": "history"].merging(self.filter(query.filter)) { $1 }
+            members = self.filter(query.filter)
+            members["op"] = "history"
             if let source = query.source { members["source"] = .string(source) }
             if let since = query.since { members["since"] = .int(since) }
             if let limit = query.limit { members["limit"] = .int(Int64(limit)) }
@@ -74,7 +77,7 @@ extension WireEncoder {
         return .object(members)
     }
 
-    private static func command(_ command: SchedulerCommand) -> [String: JSONValue] {
+    private static func command(_ command: SchedulerCommand) -> JSONObject {
         switch command {
         case .add(let toast), .drop(let toast):
             return ["op": "add", "toast": requestToast(toast)]
@@ -90,7 +93,7 @@ extension WireEncoder {
         case .invoke(let target, let action):
             return self.target(target).merging(["op": "invoke", "action": .string(action)]) { $1 }
         case .clear(let scope):
-            var members: [String: JSONValue] = ["op": "clear"]
+            var members: JSONObject = ["op": "clear"]
             if let scene = scope.scene { members["scene"] = .string(scene) }
             if let alignment = scope.alignment { members["alignment"] = .string(alignment.rawValue) }
             if scope.force { members["force"] = true }
@@ -112,7 +115,7 @@ extension WireEncoder {
         }
     }
 
-    private static func target(_ target: ToastTarget) -> [String: JSONValue] {
+    private static func target(_ target: ToastTarget) -> JSONObject {
         switch target {
         case .id(let id): ["id": .int(Int64(id))]
         case .reuseID(let reuseID, let scene):
@@ -120,8 +123,8 @@ extension WireEncoder {
         }
     }
 
-    private static func filter(_ filter: EventFilter) -> [String: JSONValue] {
-        var members: [String: JSONValue] = [:]
+    private static func filter(_ filter: EventFilter) -> JSONObject {
+        var members: JSONObject = [:]
         if let scene = filter.scene { members["scene"] = .string(scene) }
         if let roles = filter.roles { members["roles"] = .array(roles.map(\.rawValue).sorted().map { .string($0) }) }
         return members
@@ -129,7 +132,7 @@ extension WireEncoder {
 
     /// The `toast` member of `add`: every member the toast sets, defaults left out.
     public static func requestToast(_ toast: Toast) -> JSONValue {
-        var members: [String: JSONValue] = ["message": .string(toast.message)]
+        var members: JSONObject = ["message": .string(toast.message)]
         if let title = toast.title { members["title"] = .string(title) }
         if let icon = toast.icon { members["icon"] = .string(icon) }
         if toast.role != .plain { members["role"] = .string(toast.role.rawValue) }
@@ -152,7 +155,7 @@ extension WireEncoder {
 
     /// `{"op":"update","id":N,"toast":{...}}`: the patch's members, `null` for a reset.
     public static func updateRequest(id: ToastID, patch: ToastPatch) -> JSONValue {
-        var members: [String: JSONValue] = [:]
+        var members: JSONObject = [:]
         if let message = patch.message { members["message"] = .string(message) }
         if let title = patch.title { members["title"] = title.map { .string($0) } ?? .null }
         if let icon = patch.icon { members["icon"] = icon.map { .string($0) } ?? .null }

@@ -12,17 +12,38 @@ public enum WireEncoder {
     }
 
     public static func ok(ref: JSONValue?, result: JSONValue) -> JSONValue {
-        var members: [String: JSONValue] = ["ok": true, "result": result]
+        var members: JSONObject = ["ok": true, "result": result]
         if let ref { members["ref"] = ref }
         return .object(members)
     }
 
     public static func failure(ref: JSONValue?, error: ToastError) -> JSONValue {
-        var detail: [String: JSONValue] = ["code": .string(error.code.rawValue), "message": .string(error.message)]
+        var detail: JSONObject = ["code": .string(error.code.rawValue), "message": .string(error.message)]
         if let field = error.field { detail["field"] = .string(field) }
-        var members: [String: JSONValue] = ["ok": false, "error": .object(detail)]
+        var members: JSONObject = ["ok": false, "error": .object(detail)]
         if let ref { members["ref"] = ref }
         return .object(members)
+    }
+
+    /// `failure(ref:error:)`'s line, written straight to bytes (a test
+    /// holds the two to the same bytes).
+    public static func failureLine(ref: JSONValue?, error: ToastError) -> [UInt8] {
+        LineWriter.line { out in
+            out.bytes(#"{"error":{"code":"#)
+            out.string(error.code.rawValue)
+            if let field = error.field {
+                out.bytes(#","field":"#)
+                out.string(field)
+            }
+            out.bytes(#","message":"#)
+            out.string(error.message)
+            out.bytes(#"},"ok":false"#)
+            if let ref {
+                out.bytes(#","ref":"#)
+                ref.write(into: &out)
+            }
+            out.bytes("}\n")
+        }
     }
 
     public static func reply(ref: JSONValue?, _ result: Result<JSONValue, ToastError>) -> JSONValue {
@@ -37,7 +58,7 @@ public enum WireEncoder {
     public static func result(_ reply: SchedulerReply) -> JSONValue {
         switch reply {
         case .added(let record, let deduped, let replaced):
-            var members: [String: JSONValue] = [
+            var members: JSONObject = [
                 "id": .int(Int64(record.id)), "deduped": .bool(deduped), "toast": toast(record),
             ]
             if let replaced { members["replaced"] = .int(Int64(replaced)) }
@@ -129,7 +150,7 @@ public enum WireEncoder {
     // MARK: - Events
 
     public static func event(_ event: ToastEvent) -> JSONValue {
-        var members: [String: JSONValue] = [
+        var members: JSONObject = [
             "event": .string(event.name),
             "seq": .int(Int64(event.seq)),
             "time": .int(event.time),
@@ -180,7 +201,7 @@ public enum WireEncoder {
 
     public static func toast(_ record: ToastRecord) -> JSONValue {
         let toast = record.toast
-        var members: [String: JSONValue] = [
+        var members: JSONObject = [
             "id": .int(Int64(record.id)),
             "state": .string(record.state.rawValue),
             "repeat": .int(Int64(record.repeatCount)),

@@ -27,7 +27,7 @@ final class PeerRefusalHandler: ChannelInboundHandler {
 
     /// Writes `error` as the connection's only line, then closes it.
     static func refuse(_ context: ChannelHandlerContext, with error: ToastError) {
-        let line = WireEncoder.line(WireEncoder.failure(ref: nil, error: error))
+        let line = WireEncoder.failureLine(ref: nil, error: error)
         let channel = context.channel
         context.writeAndFlush(NIOAny(ByteBuffer(bytes: line))).whenComplete { _ in
             channel.close(promise: nil)

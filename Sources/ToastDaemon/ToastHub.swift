@@ -158,7 +158,7 @@ final class ToastHub: @unchecked Sendable {
         let reply: JSONValue
         if let resolved = source.resolve(outcome) {
             install(resolved)
-            var result: [String: JSONValue] = [
+            var result: JSONObject = [
                 "reloaded": true, "rules": .int(Int64(ruleCount)),
                 "path": source.path.map(JSONValue.string) ?? .null,
             ]
@@ -438,7 +438,7 @@ final class ToastHub: @unchecked Sendable {
     func rejectLongLine(from id: Int, maxLineBytes: Int) {
         guard let connection = connections[id] else { return }
         let error = ToastError(.lineTooLong, "the line exceeds \(maxLineBytes) bytes; it was discarded up to its newline")
-        send(WireEncoder.line(WireEncoder.failure(ref: nil, error: error)), to: connection)
+        send(WireEncoder.failureLine(ref: nil, error: error), to: connection)
     }
 
     private func status() -> JSONValue {

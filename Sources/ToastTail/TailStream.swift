@@ -45,7 +45,7 @@ enum TailStream {
     static func once(socketPath: String, scene: String, roles: [String], columns: Int, color: Bool) throws {
         let connection = try ToastConnection(path: socketPath)
         let reply = try connection.request(WireEncoder.request(.list(EventFilter(scene: scene, roleNames: roles))), timeout: 5_000)
-        let snapshot: [String: JSONValue]
+        let snapshot: JSONObject
         switch WireDecoder.reply(reply) {
         case .success(.object(let members)): snapshot = members
         case .success: snapshot = [:]

@@ -99,7 +99,7 @@ extension Toastctl {
                     action = event["action"]?.stringValue
                 case "dismissed", "cancelled":
                     let reason = event["reason"]?.stringValue ?? "unknown"
-                    var result: [String: JSONValue] = ["id": .int(id), "event": event["event"] ?? nil, "reason": .string(reason)]
+                    var result: JSONObject = ["id": .int(id), "event": event["event"] ?? nil, "reason": .string(reason)]
                     if let action { result["action"] = .string(action) }
                     client.output(.object(result)) { action ?? reason }
                     if action == nil { throw ExitCode(4) }

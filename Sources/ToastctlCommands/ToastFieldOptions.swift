@@ -60,7 +60,7 @@ struct ToastFields: Equatable {
     /// the command line stay explicit on the wire, even at their defaults
     /// (`--alignment top`), so that role defaults leave them alone.
     func addRequest(message: String) throws(Invalid) -> JSONValue {
-        var members: [String: JSONValue] = ["message": .string(message)]
+        var members: JSONObject = ["message": .string(message)]
         if let title { members["title"] = .string(title) }
         if let icon { members["icon"] = .string(icon) }
         if let role { members["role"] = .string(role) }
@@ -90,7 +90,7 @@ struct ToastFields: Equatable {
     }
 
     /// An update's patch, checked locally as toastd would check it.
-    static func patch(_ members: [String: JSONValue]) throws(Invalid) -> ToastPatch {
+    static func patch(_ members: JSONObject) throws(Invalid) -> ToastPatch {
         do {
             return try WireDecoder.decodePatch(.object(members))
         } catch {

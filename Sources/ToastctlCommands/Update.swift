@@ -45,7 +45,7 @@ extension Toastctl {
         }
 
         func run() throws {
-            var patch: [String: JSONValue] = [:]
+            var patch: JSONObject = [:]
             if let message { patch["message"] = .string(message) }
             if let title { patch["title"] = .string(title) }
             if noTitle { patch["title"] = .null }

@@ -137,7 +137,7 @@ struct JSONParserTests {
         case 4, 5: return .string(string(seed))
         case 6: return .array((0..<seed % 4).map { _ in value(from: &source, depth: depth + 1) })
         default:
-            var members: [String: JSONValue] = [:]
+            var members: JSONObject = [:]
             for key in 0..<seed % 4 { members[string(seed >> key)] = value(from: &source, depth: depth + 1) }
             return .object(members)
         }

@@ -289,6 +289,33 @@ extension EventLineTests {
     }
 }
 
+@Suite("Failure lines written directly")
+struct FailureLineTests {
+    /// Every code, with and without a field and a ref, with texts that need
+    /// escaping: the direct line is the canonical bytes of the value.
+    @Test(arguments: ToastError.Code.allCases)
+    func failureLinesMatchTheCanonicalForm(code: ToastError.Code) {
+        let refs: [JSONValue?] = [nil, 7, "r\"1", ["nested": [1, 2], "a": nil], 1.5]
+        let fields: [String?] = [nil, "toast.actions[1].id", "\u{1B}[31m\n"]
+        for ref in refs {
+            for field in fields {
+                let error = ToastError(code, "bad \"input\"\t\u{0}é🍞", field: field)
+                let direct = String(decoding: WireEncoder.failureLine(ref: ref, error: error), as: UTF8.self)
+                #expect(direct == WireEncoder.failure(ref: ref, error: error).serialized + "\n")
+            }
+        }
+    }
+
+    /// A line that does not decode is answered with that line.
+    @Test func aRefusedLineIsAnsweredDirectly() {
+        var service = ToastService()
+        let response = service.respond(toLine: Array(#"{"op":"add","ref":3,"toast":{}}"#.utf8), defaultSource: nil, now: 0)
+        let error = ToastError(.missingField, "the field 'message' is required", field: "toast.message")
+        #expect(response.reply == WireEncoder.failure(ref: 3, error: error))
+        #expect(response.replyLine == WireEncoder.failureLine(ref: 3, error: error))
+    }
+}
+
 @Suite("Directives carry the request's ref")
 struct DirectiveRefTests {
     @Test(arguments: [#"{"op":"status","ref":"s1"}"#, #"{"op":"subscribe","ref":"s1","snapshot":false}"#])

@@ -11,7 +11,7 @@ enum Wire {
         expiresIn: Int64? = nil, progress: JSONValue? = nil, repeatCount: Int64 = 1, dismissible: Bool = true,
         closeButton: Bool = false, actions: [(String, String)] = []
     ) -> JSONValue {
-        var members: [String: JSONValue] = [
+        var members: JSONObject = [
             "id": .int(id), "message": .string(message), "role": .string(role), "alignment": .string(alignment),
             "scene": .string(scene), "state": .string(shown ? "shown" : "queued"), "repeat": .int(repeatCount),
             "dismissible": .bool(dismissible), "closeButton": .bool(closeButton), "createdAt": .int(now - 1_000),
@@ -28,7 +28,7 @@ enum Wire {
     }
 
     static func event(_ name: String, _ toast: JSONValue, reason: String? = nil) -> JSONValue {
-        var members: [String: JSONValue] = ["event": .string(name), "seq": 1, "time": .int(now), "toast": toast]
+        var members: JSONObject = ["event": .string(name), "seq": 1, "time": .int(now), "toast": toast]
         if let reason { members["reason"] = .string(reason) }
         return .object(members)
     }

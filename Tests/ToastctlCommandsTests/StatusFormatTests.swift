@@ -7,7 +7,7 @@ import ToastKit
 @Suite("toastctl status formats")
 struct StatusFormatTests {
     static func status(shown: Int = 0, queued: Int = 0, level: Int = 0, paused: Int = 0, inhibitors: Int = 0, modes: [String] = [], error: String? = nil) -> JSONValue {
-        var members: [String: JSONValue] = [
+        var members: JSONObject = [
             "shown": .int(Int64(shown)), "queued": .int(Int64(queued)), "pauseLevel": .int(Int64(level)),
             "pausedLevel": .int(Int64(paused)), "inhibitors": .int(Int64(inhibitors)), "modes": .array(modes.map { .string($0) }),
         ]
