@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc  // memcmp(3)
+#endif
+
 /// The members of a JSON object: a small array kept sorted by key, with no
 /// two keys equal.
 ///
@@ -5,15 +9,18 @@
 /// member hashed its key with a seeded SipHash to insert it, every lookup
 /// hashed it again, and every object allocated a hash table sized for
 /// growth (docs/BENCHMARKS.md, "Fuzzing", "Objects without hashing"). A
-/// wire object has a dozen members at most, so binary search over a
-/// sorted array finds a key in a few comparisons of short strings, two
-/// objects compare member by member, and writing one needs no sort.
+/// wire object has a dozen members at most, so a search over a sorted
+/// array finds a key in a few comparisons of short strings, two objects
+/// compare member by member, and writing one needs no sort.
 ///
-/// Keys are ordered and compared as `String` orders and compares them
-/// (canonical equivalence, as a `Dictionary<String, _>` did), so lookups
-/// and duplicates mean what they meant. That order is the UTF-8 byte order
-/// for every key in NFC, which every ASCII key is; `JSONValue.write` falls
-/// back to sorting by bytes for an object whose keys are not.
+/// Keys are ordered and compared by their UTF-8 bytes, as RFC 8259 (8.3)
+/// compares member names and as the canonical form sorts them. Not by
+/// `String`'s own `==` and `<`: those compare canonical equivalents ("é"
+/// precomposed and "e" with a combining accent) as equal, and `<` is then
+/// no order at all ("e\u{301}" is neither before nor after "é8"), which a
+/// sorted array cannot live with. So those two spellings are two keys, as
+/// in most JSON parsers; every key of the protocol is ASCII, where nothing
+/// differs.
 public struct JSONObject: Sendable {
     public typealias Element = (key: String, value: JSONValue)
 
@@ -41,10 +48,11 @@ public struct JSONObject: Sendable {
         }
         // Many: in key order, equal keys in their given order, the last kept.
         let order = given.indices.sorted { left, right in
-            given[left].key < given[right].key || (given[left].key == given[right].key && left < right)
+            let order = Self.compare(given[left].key, given[right].key)
+            return order < 0 || (order == 0 && left < right)
         }
         for index in order {
-            if let last = members.last, last.key == given[index].key {
+            if let last = members.last, Self.compare(last.key, given[index].key) == 0 {
                 members[members.count - 1].value = given[index].value
             } else {
                 members.append(given[index])
@@ -52,19 +60,9 @@ public struct JSONObject: Sendable {
         }
     }
 
-    /// Whether every key is before the next (so none repeats).
-    static func ascend(_ members: [Element]) -> Bool {
-        var previous: String? = nil
-        for member in members {
-            if let previous, !(previous < member.key) { return false }
-            previous = member.key
-        }
-        return true
-    }
-
     public init(_ dictionary: [String: JSONValue]) {
         members = dictionary.map { $0 }
-        members.sort { $0.key < $1.key }
+        members.sort { Self.compare($0.key, $1.key) < 0 }
     }
 
     public var count: Int { members.count }
@@ -75,14 +73,13 @@ public struct JSONObject: Sendable {
     public var values: LazyMapSequence<[Element], JSONValue> { members.lazy.map(\.value) }
 
     /// Where `key` is, or where it would go. A short object is searched
-    /// from the front (equal short strings compare as two words), a long
-    /// one by halves.
+    /// from the front, a long one by halves.
     func position(of key: String) -> (index: Int, found: Bool) {
         if members.count <= 8 {
             for index in members.indices {
-                let other = members[index].key
-                if other == key { return (index, true) }
-                if key < other { return (index, false) }
+                let order = Self.compare(members[index].key, key)
+                if order == 0 { return (index, true) }
+                if order > 0 { return (index, false) }
             }
             return (members.count, false)
         }
@@ -90,9 +87,35 @@ public struct JSONObject: Sendable {
         var high = members.count
         while low < high {
             let middle = (low + high) / 2
-            if members[middle].key < key { low = middle + 1 } else { high = middle }
+            if Self.compare(members[middle].key, key) < 0 { low = middle + 1 } else { high = middle }
         }
-        return (low, low < members.count && members[low].key == key)
+        return (low, low < members.count && Self.compare(members[low].key, key) == 0)
+    }
+
+    /// The order of two keys' UTF-8 bytes: negative, zero or positive.
+    static func compare(_ lhs: String, _ rhs: String) -> Int {
+        var lhs = lhs
+        var rhs = rhs
+        return lhs.withUTF8 { left in
+            rhs.withUTF8 { right in
+                let common = Swift.min(left.count, right.count)
+                if common > 0, let l = left.baseAddress, let r = right.baseAddress {
+                    let order = memcmp(l, r, common)
+                    if order != 0 { return Int(order) }
+                }
+                return left.count - right.count
+            }
+        }
+    }
+
+    /// Whether every key is before the next (so none repeats).
+    static func ascend(_ members: [Element]) -> Bool {
+        var previous: String? = nil
+        for member in members {
+            if let previous, compare(previous, member.key) >= 0 { return false }
+            previous = member.key
+        }
+        return true
     }
 
     public subscript(key: String) -> JSONValue? {
@@ -147,7 +170,8 @@ extension JSONObject: ExpressibleByDictionaryLiteral {
 extension JSONObject: Hashable {
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         guard lhs.members.count == rhs.members.count else { return false }
-        for (left, right) in zip(lhs.members, rhs.members) where left.key != right.key || left.value != right.value {
+        for (left, right) in zip(lhs.members, rhs.members)
+        where compare(left.key, right.key) != 0 || left.value != right.value {
             return false
         }
         return true
@@ -156,9 +180,16 @@ extension JSONObject: Hashable {
     public func hash(into hasher: inout Hasher) {
         hasher.combine(members.count)
         for (key, value) in members {
-            hasher.combine(key)
+            Self.hashBytes(of: key, into: &hasher)
             hasher.combine(value)
         }
+    }
+
+    /// A key's hash, from its bytes (as keys are compared).
+    static func hashBytes(of key: String, into hasher: inout Hasher) {
+        var key = key
+        key.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        hasher.combine(key.utf8.count)
     }
 }
 

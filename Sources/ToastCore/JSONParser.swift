@@ -71,7 +71,7 @@ struct JSONParser: ~Copyable {
         index += 1  // {
         var members: [JSONObject.Element] = []
         var ascending = true
-        var seen: Set<String>? = nil
+        var seen: Set<MemberName>? = nil
         skipWhitespace()
         if consume(UInt8(ascii: "}")) {
             depth -= 1
@@ -87,7 +87,7 @@ struct JSONParser: ~Copyable {
             guard consume(UInt8(ascii: ":")) else { throw failure("unexpected \(describeCurrent()), expected ':'") }
             skipWhitespace()
             let value = try parseValue()
-            if ascending, let last = members.last?.key, !(last < key) {
+            if ascending, let last = members.last?.key, JSONObject.compare(last, key) >= 0 {
                 ascending = false
             }
             if !ascending, Self.repeats(key, in: members, seen: &seen) {
@@ -101,19 +101,27 @@ struct JSONParser: ~Copyable {
             }
             guard consume(UInt8(ascii: "}")) else { throw failure("unexpected \(describeCurrent()), expected ',' or '}'") }
             depth -= 1
-            if !ascending { members.sort { $0.key < $1.key } }
+            if !ascending { members.sort { JSONObject.compare($0.key, $1.key) < 0 } }
             return .object(JSONObject(sorted: members))
         }
     }
 
     /// Whether `key` is among `members` (not yet sorted): searched from
     /// the front up to 16 members, then in `seen`, built once and kept.
-    private static func repeats(_ key: String, in members: [JSONObject.Element], seen: inout Set<String>?) -> Bool {
+    private static func repeats(_ key: String, in members: [JSONObject.Element], seen: inout Set<MemberName>?) -> Bool {
         if seen == nil, members.count < 16 {
-            return members.contains { $0.key == key }
+            return members.contains { JSONObject.compare($0.key, key) == 0 }
         }
-        if seen == nil { seen = Set(members.lazy.map(\.key)) }
-        return !seen!.insert(key).inserted
+        if seen == nil { seen = Set(members.lazy.map { MemberName(text: $0.key) }) }
+        return !seen!.insert(MemberName(text: key)).inserted
+    }
+
+    /// A member name hashed and compared by its bytes, as `JSONObject`
+    /// compares keys.
+    struct MemberName: Hashable {
+        let text: String
+        static func == (lhs: MemberName, rhs: MemberName) -> Bool { JSONObject.compare(lhs.text, rhs.text) == 0 }
+        func hash(into hasher: inout Hasher) { JSONObject.hashBytes(of: text, into: &hasher) }
     }
 
     private mutating func parseArray() throws(JSONParseFailure) -> JSONValue {

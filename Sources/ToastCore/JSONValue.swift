@@ -91,41 +91,15 @@ extension JSONValue {
             }
             out.byte(UInt8(ascii: "]"))
         case .object(let object):
+            // Members are kept in their keys' byte order: the canonical order.
             out.byte(UInt8(ascii: "{"))
-            var members = object.members
-            if !Self.inUTF8Order(members) { members.sort { Self.precedesInUTF8($0.key, $1.key) } }
-            for (index, member) in members.enumerated() {
+            for (index, member) in object.members.enumerated() {
                 if index > 0 { out.byte(UInt8(ascii: ",")) }
                 out.string(member.key)
                 out.byte(UInt8(ascii: ":"))
                 member.value.write(into: &out)
             }
             out.byte(UInt8(ascii: "}"))
-        }
-    }
-
-    /// Whether members in `String`'s order are in UTF-8 byte order too:
-    /// always, unless a key is not in NFC.
-    static func inUTF8Order(_ members: [JSONObject.Element]) -> Bool {
-        var previous: String? = nil
-        for member in members {
-            if let previous, !precedesInUTF8(previous, member.key) { return false }
-            previous = member.key
-        }
-        return true
-    }
-
-    /// Byte order of the UTF-8 forms: the canonical order of object keys.
-    static func precedesInUTF8(_ lhs: String, _ rhs: String) -> Bool {
-        var lhs = lhs
-        var rhs = rhs
-        return lhs.withUTF8 { left in
-            rhs.withUTF8 { right in
-                for index in 0..<min(left.count, right.count) where left[index] != right[index] {
-                    return left[index] < right[index]
-                }
-                return left.count < right.count
-            }
         }
     }
 }

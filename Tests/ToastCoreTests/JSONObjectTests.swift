@@ -3,19 +3,19 @@ import Testing
 
 @testable import ToastCore
 
-/// `JSONObject` replaced a `[String: JSONValue]`: these hold it to what the
-/// dictionary did, key by key, with a dictionary as the model.
+/// `JSONObject` replaced a `[String: JSONValue]`: these hold it to a
+/// dictionary keyed by each key's UTF-8 bytes, key by key.
 @Suite("JSON objects")
 struct JSONObjectTests {
     /// Keys that test the order and the equality: ASCII in and out of
     /// order, a prefix of another, non-ASCII, and "é" both precomposed and
-    /// as "e" with a combining accent (equal as Strings, different bytes).
+    /// as "e" with a combining accent (equal as Strings, two keys here).
     static let keys = ["a", "ab", "b", "Z", "op", "toast", "é", "e\u{301}", "中", "🍞", "", "\"", "k\u{0}"]
 
     /// A document's members in the given order, as the parser sees them:
-    /// the first repeated key (by String equality) with its byte offset is
-    /// the error, else every key reads back its value, the keys ascend, and
-    /// the serialization sorts them by their UTF-8 bytes.
+    /// the first repeated key (by its bytes) with its byte offset is the
+    /// error, else every key reads back its value, the keys ascend by their
+    /// bytes, and so does the serialization.
     @Test func objectsReadAsADictionaryHoldsThem() async {
         // Up to 40 members, so that the search for repeats goes past 16
         // (where it moves from a scan to a set).
@@ -25,12 +25,13 @@ struct JSONObjectTests {
                  value: JSONValue.int(Int64(seed)))
             }
             var text: [UInt8] = Array("{".utf8)
-            var model: [String: JSONValue] = [:]
+            var model: [[UInt8]: JSONValue] = [:]
             var firstRepeat: (key: String, offset: Int)?
             for (index, member) in members.enumerated() {
                 if index > 0 { text.append(UInt8(ascii: ",")) }
-                if firstRepeat == nil, model[member.key] != nil { firstRepeat = (member.key, text.count) }
-                model[member.key] = model[member.key] ?? member.value
+                let bytes = Array(member.key.utf8)
+                if firstRepeat == nil, model[bytes] != nil { firstRepeat = (member.key, text.count) }
+                model[bytes] = model[bytes] ?? member.value
                 text += Array(JSONValue.string(member.key).serialized.utf8) + [UInt8(ascii: ":")]
                 text += Array(member.value.serialized.utf8)
             }
@@ -46,8 +47,8 @@ struct JSONObjectTests {
                 return
             }
             #expect(object.count == model.count)
-            for (key, value) in model { #expect(object[key] == value) }
-            #expect(Array(object.keys) == model.keys.sorted())
+            for (key, value) in model { #expect(object[String(decoding: key, as: UTF8.self)] == value) }
+            #expect(object.keys.map { Array($0.utf8) } == Self.sorted(model.keys))
             #expect(object["absent"] == nil)
             #expect(JSONValue.object(object).serialized == Self.canonical(model))
             // Any order of the same members is the same value, with the same hash.
@@ -62,23 +63,24 @@ struct JSONObjectTests {
     @Test func changesLeaveWhatADictionaryWould() async {
         await propertyCheck(input: Gen.int(in: 0...Int(Int32.max)).array(of: 0...60)) { seeds in
             var object = JSONObject()
-            var model: [String: JSONValue] = [:]
+            var model: [[UInt8]: JSONValue] = [:]
             for seed in seeds {
                 let key = Self.keys[seed % Self.keys.count] + String(seed % 5)
+                let bytes = Array(key.utf8)
                 let value: JSONValue = seed % 4 == 0 ? .null : .int(Int64(seed))
                 switch seed % 7 {
                 case 0, 1:
-                    #expect(object.removeValue(forKey: key) == model.removeValue(forKey: key))
+                    #expect(object.removeValue(forKey: key) == model.removeValue(forKey: bytes))
                 case 2:
                     object[key] = nil
-                    model[key] = nil
+                    model[bytes] = nil
                 default:
-                    #expect(object.updateValue(value, forKey: key) == model.updateValue(value, forKey: key))
+                    #expect(object.updateValue(value, forKey: key) == model.updateValue(value, forKey: bytes))
                 }
-                #expect(object[key] == model[key])
+                #expect(object[key] == model[bytes])
             }
-            #expect(object == JSONObject(model))
-            #expect(Array(object.keys) == model.keys.sorted())
+            #expect(object == JSONObject(model.map { (key: String(decoding: $0.key, as: UTF8.self), value: $0.value) }))
+            #expect(object.keys.map { Array($0.utf8) } == Self.sorted(model.keys))
             #expect(object.count == model.count)
         }
     }
@@ -90,10 +92,11 @@ struct JSONObjectTests {
             let members = seeds.map { seed in
                 (key: Self.keys[seed % Self.keys.count] + String(seed % 3), value: JSONValue.int(Int64(seed)))
             }
-            let model = Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+            let model = Dictionary(members.map { (Array($0.key.utf8), $0.value) }, uniquingKeysWith: { _, last in last })
             let object = JSONObject(members)
-            #expect(object == JSONObject(model))
-            #expect(Array(object.keys) == model.keys.sorted())
+            #expect(object.count == model.count)
+            for (key, value) in model { #expect(object[String(decoding: key, as: UTF8.self)] == value) }
+            #expect(object.keys.map { Array($0.utf8) } == Self.sorted(model.keys))
             // In order already, they are taken as they are.
             #expect(JSONObject(object.members) == object)
         }
@@ -108,14 +111,20 @@ struct JSONObjectTests {
         #expect(value["title"] == "t")
     }
 
-    /// Keys that are not in NFC sort one way as Strings and another as
-    /// bytes; the serialization still sorts by bytes, as the spec says.
-    @Test func serializationSortsKeysByTheirBytes() {
-        // "A" + a combining ring is not NFC: as a String it is "Å" (U+00C5),
-        // after "C"; as bytes it starts with 0x41, before "B".
-        let object: JSONObject = ["B": 1, "A\u{30A}": 2, "C": 3]
-        #expect(JSONValue.object(object).serialized == #"{"A\#u{30A}":2,"B":1,"C":3}"#)
-        #expect(Array(object.keys) == ["B", "C", "A\u{30A}"])
+    /// Keys are their bytes: "é" precomposed and "e" with a combining
+    /// accent are two members, not a repeat, and they sort by their bytes
+    /// (`String`'s `<` has "e\u{301}" neither before nor after "é8", which
+    /// broke the first version's sorted array).
+    @Test func keysAreTheirBytes() throws {
+        let value = try JSONValue.parse("{\"e\u{301}\":1,\"é8\":2,\"é\":3,\"B\":4,\"A\u{30A}\":5}")
+        guard case .object(let object) = value else { Issue.record("not an object"); return }
+        #expect(object.keys.map { Array($0.utf8) } == [[0x41, 0xCC, 0x8A], [0x42], [0x65, 0xCC, 0x81], [0xC3, 0xA9], [0xC3, 0xA9, 0x38]])
+        #expect(object["e\u{301}"] == 1)
+        #expect(object["é8"] == 2)
+        #expect(object["é"] == 3)
+        #expect(object["e\u{301}8"] == nil)
+        #expect(JSONObject(object.members.reversed()) == object)
+        #expect(value.serialized == "{\"A\u{30A}\":5,\"B\":4,\"e\u{301}\":1,\"é\":3,\"é8\":2}")
     }
 
     /// A hostile object of many members out of order costs a sort, not a
@@ -136,10 +145,16 @@ struct JSONObjectTests {
         }
     }
 
+    /// The model's keys in byte order.
+    static func sorted(_ keys: Dictionary<[UInt8], JSONValue>.Keys) -> [[UInt8]] {
+        keys.sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
     /// The canonical serialization of the model: keys in UTF-8 byte order.
-    static func canonical(_ model: [String: JSONValue]) -> String {
-        let keys = model.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
-        let members = keys.map { JSONValue.string($0).serialized + ":" + model[$0]!.serialized }
+    static func canonical(_ model: [[UInt8]: JSONValue]) -> String {
+        let members = sorted(model.keys).map {
+            JSONValue.string(String(decoding: $0, as: UTF8.self)).serialized + ":" + model[$0]!.serialized
+        }
         return "{" + members.joined(separator: ",") + "}"
     }
 }
