@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc  // memcmp(3)
-#endif
-
 /// The members of a JSON object: a small array kept sorted by key, with no
 /// two keys equal.
 ///
@@ -94,18 +90,39 @@ public struct JSONObject: Sendable {
 
     /// The order of two keys' UTF-8 bytes: negative, zero or positive.
     static func compare(_ lhs: String, _ rhs: String) -> Int {
-        var lhs = lhs
-        var rhs = rhs
-        return lhs.withUTF8 { left in
-            rhs.withUTF8 { right in
-                let common = Swift.min(left.count, right.count)
-                if common > 0, let l = left.baseAddress, let r = right.baseAddress {
-                    let order = memcmp(l, r, common)
-                    if order != 0 { return Int(order) }
-                }
-                return left.count - right.count
+        // Not `withUTF8`, which needs a mutable copy of each (a retain and a
+        // release each, a tenth of a lookup); a native string is contiguous.
+        let order = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in compare(left, right) }
+        }
+        if let order = order ?? nil { return order }
+        return Array(lhs.utf8).withUnsafeBufferPointer { left in
+            Array(rhs.utf8).withUnsafeBufferPointer { right in compare(left, right) }
+        }
+    }
+
+    /// Eight bytes at a time, read big-endian so that a word's order is its
+    /// bytes' order: keys are short, and a call to `memcmp` per comparison
+    /// was most of a lookup.
+    @inline(__always)
+    static func compare(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Int {
+        let common = Swift.min(left.count, right.count)
+        var offset = 0
+        if common >= 8, let l = left.baseAddress, let r = right.baseAddress {
+            while offset + 8 <= common {
+                let a = UInt64(bigEndian: UnsafeRawPointer(l + offset).loadUnaligned(as: UInt64.self))
+                let b = UInt64(bigEndian: UnsafeRawPointer(r + offset).loadUnaligned(as: UInt64.self))
+                if a != b { return a < b ? -1 : 1 }
+                offset += 8
             }
         }
+        while offset < common {
+            let a = left[offset]
+            let b = right[offset]
+            if a != b { return Int(a) - Int(b) }
+            offset += 1
+        }
+        return left.count - right.count
     }
 
     /// Whether every key is before the next (so none repeats).
@@ -163,7 +180,16 @@ extension JSONObject: Sequence {
 
 extension JSONObject: ExpressibleByDictionaryLiteral {
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        self.init(elements.lazy.map { (key: $0.0, value: $0.1) })
+        self.init(literal: elements)
+    }
+
+    /// A literal's members: as they are when in order (most literals in
+    /// this package), else as `init(_:)` takes them.
+    init(literal elements: [(String, JSONValue)]) {
+        var members: [Element] = []
+        members.reserveCapacity(elements.count)
+        for (key, value) in elements { members.append((key, value)) }
+        self.init(members)
     }
 }
 

@@ -36,10 +36,47 @@ struct JSONParser: ~Copyable {
         return value
     }
 
+    /// Whether every byte is below 0x80, eight at a time.
     static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var union: UInt8 = 0
-        for byte in bytes { union |= byte }
-        return union < 0x80
+        guard let base = bytes.baseAddress else { return true }
+        var union: UInt64 = 0
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            union |= UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
+            offset += 8
+        }
+        while offset < bytes.count {
+            union |= UInt64(base[offset])
+            offset += 1
+        }
+        return union & 0x8080_8080_8080_8080 == 0
+    }
+
+    /// The offset of the first byte from `start` on that ends a string's
+    /// plain run: a quote, a backslash or a control character (`count` if
+    /// none). Eight bytes at a time, as `LineWriter.anyNeedsEscape` looks:
+    /// the lowest byte flagged in a word is exact, since a borrow only
+    /// carries upwards from a flagged byte. Strings are most of a line, and
+    /// a loop per byte was the parser's largest cost (and, in the fuzzer,
+    /// three comparison callbacks a byte).
+    static func plainRunEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard let base = bytes.baseAddress else { return start }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func below(_ word: UInt64, _ limit: UInt64) -> UInt64 { (word &- ones &* limit) & ~word & highs }
+        var offset = start
+        while offset + 8 <= bytes.count {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self))
+            let hits = below(word, 0x20) | below(word ^ (ones &* 0x22), 1) | below(word ^ (ones &* 0x5C), 1)
+            if hits != 0 { return offset + hits.trailingZeroBitCount / 8 }
+            offset += 8
+        }
+        while offset < bytes.count {
+            let byte = base[offset]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return offset }
+            offset += 1
+        }
+        return offset
     }
 
     // MARK: - Values
@@ -159,18 +196,11 @@ struct JSONParser: ~Copyable {
     /// `parseString` reads or refuses. The add fast path reads keys so.
     mutating func parsePlainString() -> UnsafeBufferPointer<UInt8>? {
         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
-        var end = index + 1
-        while end < bytes.count {
-            let byte = bytes[end]
-            if byte == UInt8(ascii: "\"") {
-                let text = UnsafeBufferPointer(rebasing: bytes[(index + 1)..<end])
-                index = end + 1
-                return text
-            }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
-            end += 1
-        }
-        return nil
+        let end = Self.plainRunEnd(bytes, from: index + 1)
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
+        let text = UnsafeBufferPointer(rebasing: bytes[(index + 1)..<end])
+        index = end + 1
+        return text
     }
 
     mutating func parseString() throws(JSONParseFailure) -> String {
@@ -178,16 +208,15 @@ struct JSONParser: ~Copyable {
         index += 1  // "
         let start = index
         // The common case: no escapes, so the bytes are the string.
-        while index < bytes.count {
+        index = Self.plainRunEnd(bytes, from: start)
+        if index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
                 index += 1
                 return text
             }
-            if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw failure("unescaped control character 0x\(hex(byte)) in a string") }
-            index += 1
         }
         guard index < bytes.count else {
             throw JSONParseFailure.invalidJSON("unterminated string starting at byte \(opening)")

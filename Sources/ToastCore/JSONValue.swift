@@ -26,7 +26,7 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     public init(nilLiteral: ()) { self = .null }
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        self = .object(JSONObject(elements.lazy.map { (key: $0.0, value: $0.1) }))
+        self = .object(JSONObject(literal: elements))
     }
 }
 

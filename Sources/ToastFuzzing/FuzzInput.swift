@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ToastCore
 
 /// Turns arbitrary bytes into a session with the scheduler, the way the
@@ -62,7 +65,7 @@ public enum FuzzInput {
         var replyViolations: [String] = []
         var checked = 0
 
-        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).prefix(maximumLines) {
+        for line in lines(of: bytes, upTo: maximumLines) {
             switch line.first {
             case UInt8(ascii: "@"):
                 now += milliseconds(line.dropFirst())
@@ -104,6 +107,29 @@ public enum FuzzInput {
         bytes.withUnsafeBufferPointer { run($0) }
     }
 
+    /// The input's first `limit` lines, empty ones included, found with `memchr`: a loop
+    /// over the bytes here would be instrumented, and each byte's
+    /// comparison a callback into libFuzzer.
+    static func lines(of bytes: UnsafeBufferPointer<UInt8>, upTo limit: Int) -> [UnsafeBufferPointer<UInt8>.SubSequence] {
+        var lines: [UnsafeBufferPointer<UInt8>.SubSequence] = []
+        var start = 0
+        while let end = newline(in: bytes, from: start) {
+            if lines.count == limit { return lines }
+            lines.append(bytes[start..<end])
+            start = end + 1
+        }
+        if lines.count < limit { lines.append(bytes[start...]) }
+        return lines
+    }
+
+    /// The offset of the first newline from `start` on, if any.
+    static func newline(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard let base = bytes.baseAddress, start < bytes.count,
+            let found = memchr(base + start, Int32(UInt8(ascii: "\n")), bytes.count - start)
+        else { return nil }
+        return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
+    }
+
     static func events(of effects: [SchedulerEffect]) -> [ToastEvent] {
         effects.compactMap { effect in
             if case .publish(let event) = effect { return event }
@@ -132,7 +158,8 @@ public enum FuzzInput {
 
     static func readsBack(_ line: [UInt8], as reply: JSONValue) -> String? {
         let text = { String(decoding: line.prefix(200), as: UTF8.self) }
-        guard line.last == UInt8(ascii: "\n"), line.firstIndex(of: UInt8(ascii: "\n")) == line.count - 1 else {
+        let firstNewline = line.withUnsafeBufferPointer { newline(in: $0, from: 0) }
+        guard !line.isEmpty, firstNewline == line.count - 1 else {
             return "the reply \(text()) is not one line"
         }
         guard let parsed = try? JSONValue.parse(line.dropLast()) else { return "the reply \(text()) is not valid JSON" }

@@ -117,6 +117,24 @@ struct JSONParserTests {
         #expect(try JSONValue.parse(bytes.lazy.map { $0 }) == .object(["k": .array([1, "v"])]))
     }
 
+    /// The scan for a string's end, eight bytes at a time, stops where a
+    /// scan byte by byte stops, from every start, whatever sits around it
+    /// (non-ASCII bytes, DEL and 0x1F next to the specials included).
+    @Test func aPlainRunEndsWhereAByteScanEnds() async {
+        let palette: [UInt8] = [0x61, 0x20, 0x22, 0x5C, 0x00, 0x1F, 0x7F, 0x80, 0xE4, 0xFF, 0x21, 0x5B, 0x5D]
+        await propertyCheck(input: Gen.int(in: 0...Int(Int32.max)).array(of: 0...40)) { seeds in
+            // Mostly plain bytes, so that runs cross whole words.
+            let bytes = seeds.map { $0 % 4 == 0 ? palette[($0 / 4) % palette.count] : UInt8(0x30 + $0 % 40) }
+            bytes.withUnsafeBufferPointer { buffer in
+                for start in 0...buffer.count {
+                    let expected = buffer[start...].firstIndex { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C } ?? buffer.count
+                    #expect(JSONParser.plainRunEnd(buffer, from: start) == expected)
+                }
+                #expect(JSONParser.isASCII(buffer) == bytes.allSatisfy { $0 < 0x80 })
+            }
+        }
+    }
+
     /// What the encoder writes, the parser reads back as the same value.
     @Test func parsesWhatTheEncoderWrites() async {
         await propertyCheck(input: Gen.int(in: 0...Int(Int32.max)).array(of: 1...60)) { seeds in

@@ -23,6 +23,20 @@ struct FuzzRegressionTests {
         #expect(FuzzInput.run(bytes) == [])
     }
 
+    /// The driver's own line splitter (memchr) cuts an input where
+    /// `split` does, empty lines and a last line without a newline included,
+    /// and stops at the limit.
+    @Test(arguments: ["", "\n", "a", "a\n", "\n\nb", "ab\ncd\n\nef", String(repeating: "x\n", count: 9)])
+    func linesAreCutAsSplitCutsThem(text: String) {
+        let bytes = Array(text.utf8)
+        bytes.withUnsafeBufferPointer { buffer in
+            let expected = buffer.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
+            for limit in [1, 3, 400] {
+                #expect(FuzzInput.lines(of: buffer, upTo: limit).map(Array.init) == Array(expected.prefix(limit)))
+            }
+        }
+    }
+
     /// fuzz/seeds-from-transcripts.py writes one seed per transcript.
     @Test func theSeedsCoverEveryTranscript() {
         let seeds = Self.inputs("corpus").filter { $0.hasSuffix(".seed") }.map { $0.dropFirst("corpus/".count).dropLast(".seed".count) }
