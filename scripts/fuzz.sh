@@ -27,8 +27,9 @@
 # made 44% more executions and reached more edges (4,892 against 4,868;
 # 4,924 against 4,884; docs/BENCHMARKS.md, "Fuzzing"). The protocol's
 # words come from the dictionary instead. --trace-cmp builds with
-# -sanitize=fuzzer's full default (trace-cmp included), in its own
-# scratch directory.
+# -sanitize=fuzzer's full default (trace-cmp included). Each build has a
+# scratch directory of its own: SwiftPM does not recompile a module whose
+# coverage flags alone changed, so two builds in one directory would mix.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 usage() {
@@ -38,7 +39,7 @@ usage() {
 limit=(-max_total_time=60)
 sanitizers=(--sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address)
 coverage=(-Xswiftc -sanitize-coverage=edge,indirect-calls,pc-table,inline-8bit-counters)
-scratch=.build-fuzz
+scratch=.build-fuzz-edge
 parallel=()
 runs=""
 jobs=1
@@ -46,7 +47,7 @@ while [[ $# -gt 0 ]]; do
     case "$1" in
         --runs) [[ "${2:-}" =~ ^[0-9]+$ ]] || usage; runs="$2"; shift 2 ;;
         --jobs) [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || usage; jobs="$2"; shift 2 ;;
-        --without-asan) sanitizers=(--sanitize=fuzzer); scratch=.build-fuzz-noasan; shift ;;
+        --without-asan) sanitizers=(--sanitize=fuzzer); without_asan=1; shift ;;
         --trace-cmp) coverage=(); trace_cmp=1; shift ;;
         *) [[ "$1" =~ ^[0-9]+$ && -z "$runs" ]] || usage; limit=(-max_total_time="$1"); shift ;;
     esac
@@ -55,10 +56,11 @@ if [[ -n "$runs" ]]; then
     # Each of J processes runs N/J executions.
     limit=(-runs="$(((runs + jobs - 1) / jobs))")
     [[ "$jobs" -gt 1 ]] && parallel=(-jobs="$jobs" -workers="$jobs")
-elif [[ "$jobs" -gt 1 || "$scratch" == .build-fuzz-noasan ]]; then
+elif [[ "$jobs" -gt 1 || -n "${without_asan:-}" ]]; then
     usage  # --jobs and --without-asan belong to the long mode
 fi
-[[ -n "${trace_cmp:-}" ]] && scratch="$scratch-trace-cmp"
+[[ -n "${trace_cmp:-}" ]] && scratch=.build-fuzz-trace-cmp
+[[ -n "${without_asan:-}" ]] && scratch="$scratch-noasan"
 
 swift build -c release --scratch-path "$scratch" --product toast-fuzz "${sanitizers[@]}" "${coverage[@]}"
 mkdir -p fuzz-artifacts/corpus
