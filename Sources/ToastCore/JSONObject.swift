@@ -90,8 +90,9 @@ public struct JSONObject: Sendable {
 
     /// The order of two keys' UTF-8 bytes: negative, zero or positive.
     static func compare(_ lhs: String, _ rhs: String) -> Int {
-        // Not `withUTF8`, which needs a mutable copy of each (a retain and a
-        // release each, a tenth of a lookup); a native string is contiguous.
+        // Not `withUTF8`, which needs a mutable copy of each string (their
+        // retains and releases were 6% of the fuzz target's time); a native
+        // string's UTF-8 is contiguous as it is.
         let order = lhs.utf8.withContiguousStorageIfAvailable { left in
             rhs.utf8.withContiguousStorageIfAvailable { right in compare(left, right) }
         }
@@ -103,7 +104,7 @@ public struct JSONObject: Sendable {
 
     /// Eight bytes at a time, read big-endian so that a word's order is its
     /// bytes' order: keys are short, and a call to `memcmp` per comparison
-    /// was most of a lookup.
+    /// cost three times the rest of the comparison (perf).
     @inline(__always)
     static func compare(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Int {
         let common = Swift.min(left.count, right.count)

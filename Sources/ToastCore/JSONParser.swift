@@ -56,9 +56,9 @@ struct JSONParser: ~Copyable {
     /// plain run: a quote, a backslash or a control character (`count` if
     /// none). Eight bytes at a time, as `LineWriter.anyNeedsEscape` looks:
     /// the lowest byte flagged in a word is exact, since a borrow only
-    /// carries upwards from a flagged byte. Strings are most of a line, and
-    /// a loop per byte was the parser's largest cost (and, in the fuzzer,
-    /// three comparison callbacks a byte).
+    /// carries upwards from a flagged byte. Strings are most of a line; in
+    /// the fuzzer a loop per byte made three comparison callbacks a byte,
+    /// and `parseString` was their largest caller.
     static func plainRunEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         guard let base = bytes.baseAddress else { return start }
         let ones: UInt64 = 0x0101_0101_0101_0101
