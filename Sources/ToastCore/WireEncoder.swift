@@ -29,17 +29,18 @@ public enum WireEncoder {
     /// holds the two to the same bytes).
     public static func failureLine(ref: JSONValue?, error: ToastError) -> [UInt8] {
         LineWriter.line { out in
-            out.bytes(#"{"error":{"code":"#)
-            out.string(error.code.rawValue)
-            if let field = error.field {
-                out.bytes(#","field":"#)
-                out.string(field)
-            }
-            out.bytes(#","message":"#)
-            out.string(error.message)
-            out.bytes(#"},"ok":false"#)
+            out.byte(UInt8(ascii: "{"))
+            var members = LineWriter.Members()
+            members.key("error", &out)
+            out.byte(UInt8(ascii: "{"))
+            var detail = LineWriter.Members()
+            detail.string("code", error.code.rawValue, &out)
+            if let field = error.field { detail.string("field", field, &out) }
+            detail.string("message", error.message, &out)
+            out.byte(UInt8(ascii: "}"))
+            members.bool("ok", false, &out)
             if let ref {
-                out.bytes(#","ref":"#)
+                members.key("ref", &out)
                 ref.write(into: &out)
             }
             out.bytes("}\n")
