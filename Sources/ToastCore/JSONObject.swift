@@ -56,17 +56,11 @@ public struct JSONObject: Sendable {
         }
     }
 
-    public init(_ dictionary: [String: JSONValue]) {
-        members = dictionary.map { $0 }
-        members.sort { Self.compare($0.key, $1.key) < 0 }
-    }
-
     public var count: Int { members.count }
     public var isEmpty: Bool { members.isEmpty }
 
     /// The keys in order, without copying them out.
     public var keys: LazyMapSequence<[Element], String> { members.lazy.map(\.key) }
-    public var values: LazyMapSequence<[Element], JSONValue> { members.lazy.map(\.value) }
 
     /// Where `key` is, or where it would go. A short object is searched
     /// from the front, a long one by halves.
