@@ -84,7 +84,9 @@ public final class ToastStore: @unchecked Sendable {
         /// Appends `later`'s changes after this batch's, and takes its
         /// counters: one batch that leaves what the two in turn would.
         public mutating func absorb(_ later: Batch) {
-            changes += later.changes
+            // Taken whole when this batch is empty (the common case): `+=`
+            // would copy each change, retaining what it holds.
+            if changes.isEmpty { changes = later.changes } else { changes += later.changes }
             pausedLevel = later.pausedLevel
             modes = later.modes
             nextID = later.nextID
