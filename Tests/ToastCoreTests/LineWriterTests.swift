@@ -23,6 +23,36 @@ struct LineWriterTests {
         #expect(written == expected)
     }
 
+    /// `copy` against a byte loop: every length from 0 to 40 (the word
+    /// paths, memcpy's beyond 16), apart and moved down within one buffer
+    /// (as `integer` moves its digits), and integers of every length.
+    @Test func smallCopiesAreExact() {
+        let source = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        for count in 0...40 {
+            var target = [UInt8](repeating: 0xEE, count: 48)
+            source.withUnsafeBufferPointer { from in
+                target.withUnsafeMutableBufferPointer { LineWriter.copy(from.baseAddress! + 3, to: $0.baseAddress! + 2, count: count) }
+            }
+            #expect(Array(target[2..<(2 + count)]) == Array(source[3..<(3 + count)]), "length \(count)")
+            #expect(target[..<2].allSatisfy { $0 == 0xEE } && target[(2 + count)...].allSatisfy { $0 == 0xEE }, "length \(count)")
+            for shift in 1...20 {
+                var buffer = source
+                buffer.withUnsafeMutableBufferPointer { LineWriter.copy($0.baseAddress! + shift, to: $0.baseAddress!, count: count) }
+                #expect(Array(buffer[..<count]) == Array(source[shift..<(shift + count)]), "length \(count), moved down \(shift)")
+                #expect(Array(buffer[count...]) == Array(source[count...]), "length \(count), moved down \(shift)")
+            }
+        }
+        var value: Int64 = 1
+        for _ in 0..<19 {
+            for candidate in [value, value - 1, -value, value * 7 / 3] {
+                #expect(Self.text { $0.integer(candidate) } == String(candidate))
+            }
+            value = value &* 10
+        }
+        #expect(Self.text { $0.integer(.min) } == String(Int64.min))
+        #expect(Self.text { $0.integer(.max) } == String(Int64.max))
+    }
+
     @Test func stringsAreEscapedAsJSONAsks() {
         #expect(Self.text { $0.string("plain é 🍞") } == #""plain é 🍞""#)
         #expect(Self.text { $0.string("a\"b\\c\n\r\t\u{0}\u{1F}\u{7F}") } == #""a\"b\\c\n\r\t\u0000\u001f\u007f""#)
