@@ -205,12 +205,9 @@ final class StatePersistence: @unchecked Sendable {
         guard let store, let thread, unappliedSteps > 0 else { return }
         let (batch, journaled) = handOff()
         let committed = thread.runIfActive(eventLoop: loop) { try store.commit(batch) }
-        lastJob = committed.recover { _ in }
-        committed.whenComplete { [self] result in
-            switch result {
-            case .success: applied(journaled)
-            case .failure(let error): if !isShutDown { degrade("a commit failed: \(error)") }
-            }
+        // Done once the journal file is emptied too: `shutdown` waits for it.
+        lastJob = committed.map { [self] in applied(journaled) }.recover { [self] error in
+            if !isShutDown { degrade("a commit failed: \(error)") }
         }
     }
 
@@ -262,14 +259,22 @@ final class StatePersistence: @unchecked Sendable {
         logger.error("persistence degraded: toastd keeps serving from memory", metadata: ["reason": "\(reason)"])
     }
 
-    /// Stops the commit thread once the last steps are out and the
-    /// journaled ones are in the database (a stop before then leaves them
-    /// in the journal, which the next start applies).
-    func shutdown() {
+    /// Puts the journaled steps in the database and empties the journal,
+    /// then stops the commit thread; the future completes, on the loop,
+    /// once it has. (A process that ends before then, killed, leaves them
+    /// in the journal, which the next start applies.) It once returned at
+    /// once, and toastd left while the last commit ran: its completion
+    /// found the event loop closed, swift-nio printed an error on every
+    /// stop, and the next start had the journal to apply again.
+    func shutdown() -> EventLoopFuture<Void> {
         applyJournaled()
         isShutDown = true
-        guard let thread else { return }
-        lastJob.whenComplete { _ in thread.shutdownGracefully { _ in } }
+        guard let thread else { return lastJob }
+        return lastJob.flatMap { [loop] in
+            let stopped = loop.makePromise(of: Void.self)
+            thread.shutdownGracefully { _ in stopped.succeed() }
+            return stopped.futureResult
+        }
     }
 }
 

@@ -617,7 +617,8 @@ final class ToastHub: @unchecked Sendable {
 
     // MARK: - Shutdown
 
-    /// Tells every subscriber `shutdown`, flushes, and closes every connection.
+    /// Tells every subscriber `shutdown`, flushes, and closes every
+    /// connection; completes once the journaled steps are in the database.
     func shutdown(reason: String) -> EventLoopFuture<Void> {
         loop.preconditionInEventLoop()
         isShuttingDown = true
@@ -625,7 +626,7 @@ final class ToastHub: @unchecked Sendable {
         runner.stop()
         // What was acknowledged is committed; let the last steps' writes out first.
         endStep()
-        return persistence.idle.flatMap { [self] in closeAll(reason: reason) }.always { [persistence] _ in
+        return persistence.idle.flatMap { [self] in closeAll(reason: reason) }.recover { _ in }.flatMap { [persistence] in
             persistence.shutdown()
         }
     }

@@ -64,7 +64,7 @@ struct StatePersistenceTests {
         defer { try? group.syncShutdownGracefully() }
         let loop = group.next()
         let (store, persistence) = try Self.persistence(in: directory, on: loop)
-        defer { persistence.shutdown() }
+        defer { try? loop.flatSubmit { persistence.shutdown() }.wait() }
         let rowsPerStep = StatePersistence.inlineChanges + 1
         // Each step's writes are prepared (encoded) and then delivered; a
         // preparation notes its step, how many toast rows the file held
@@ -139,7 +139,7 @@ struct StatePersistenceTests {
         #expect(sizes == [0, 0])
         try await loop.submit { step(StatePersistence.applyEvery) }.get()
         #expect(store.journal.sizes[0] == 0 && store.journal.sizes[1] > 0, "the next record went to the other file")
-        try await loop.submit { persistence.shutdown() }.get()
+        try await loop.flatSubmit { persistence.shutdown() }.get()
         await loop.shutdownGracefully()
     }
 
@@ -156,7 +156,25 @@ struct StatePersistenceTests {
         #expect(try store.storedRows().isEmpty, "not yet handed to the commit thread")
         await loop.advanceTime(by: .milliseconds(1))
         #expect(try await Self.eventually({ try store.storedRows().count }, { $0 == 3 }) == 3)
-        try await loop.submit { persistence.shutdown() }.get()
+        try await loop.flatSubmit { persistence.shutdown() }.get()
+        await loop.shutdownGracefully()
+    }
+
+    /// A stop waits for the journaled steps: once `shutdown`'s future has
+    /// completed, the database holds them and the journal is empty. (It
+    /// returned before the commit, and toastd left with the commit still
+    /// running: an error from swift-nio on every stop, and the journal to
+    /// apply again at the next start.)
+    @Test func shutdownCompletesOnceTheJournaledStepsAreInTheDatabase() async throws {
+        let directory = Self.directory("stop")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let loop = NIOAsyncTestingEventLoop()
+        let (store, persistence) = try Self.persistence(in: directory, on: loop)
+        try await Self.addSteps("stop", count: 5, persistence, on: loop)
+        #expect(try store.storedRows().isEmpty, "journaled on the loop, not yet in the database")
+        try await loop.flatSubmit { persistence.shutdown() }.get()
+        #expect(try store.storedRows().count == 5)
+        #expect(try await loop.submit { store.journal.sizes }.get() == [0, 0])
         await loop.shutdownGracefully()
     }
 
@@ -180,7 +198,7 @@ struct StatePersistenceTests {
         // The checkpoint runs on the commit thread: wait for its restart.
         let after = try await Self.eventually(restarts) { $0 != before }
         #expect(after == before + 1, "the quiet checkpoint started the WAL over")
-        try await loop.submit { persistence.shutdown() }.get()
+        try await loop.flatSubmit { persistence.shutdown() }.get()
         await loop.shutdownGracefully()
     }
 }
