@@ -67,38 +67,51 @@ extension WireEncoder {
         out.bytes(#""result":"#)
     }
 
-    /// A record as toastd stores it: the toast as the wire shows it, with
-    /// its `placement` as the last member (what `WireDecoder.decodeRecord`
-    /// reads back). `body` gets the bytes where they were written.
+    /// A record as toastd stores it (a row's body, a journal record's): the
+    /// toast as the wire shows it, without the members that hold what
+    /// `WireDecoder.decodeRecord` supplies when they are absent (no
+    /// actions, `top`, `presentation`, no close button, dismissible, no
+    /// invalidation, repeat 1), and with its `placement` as the last
+    /// member. `body` gets the bytes where they were written.
+    ///
+    /// Those seven members were about a third of a typical body's 330
+    /// bytes and of the instructions that wrote it, on the commit thread,
+    /// for every row (docs/BENCHMARKS.md, section 2, "Stored records
+    /// without their defaults"). Rows written in the full form, by earlier
+    /// versions, read back the same.
     public static func withStoredRecord<Result>(
         _ record: ToastRecord, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result
     ) rethrows -> Result {
-        try LineWriter.withLine({ writeToast(record, into: &$0, placement: true) }, body)
+        try LineWriter.withLine({ writeToast(record, into: &$0, stored: true) }, body)
     }
 
     /// The canonical bytes of `toast(record)`: its members in sorted order;
-    /// with `placement`, the stored form (`withStoredRecord`).
-    static func writeToast(_ record: ToastRecord, into out: inout LineWriter, placement: Bool = false) {
+    /// with `stored`, the stored form (`withStoredRecord`).
+    static func writeToast(_ record: ToastRecord, into out: inout LineWriter, stored: Bool = false) {
         // Each field read in place (`record.toast.x`): a copy of the toast
         // would retain and release every string in it.
         out.byte(UInt8(ascii: "{"))
         var members = LineWriter.Members()
-        members.key("actions", &out)
-        out.byte(UInt8(ascii: "["))
-        for (index, action) in record.toast.actions.enumerated() {
-            if index > 0 { out.byte(UInt8(ascii: ",")) }
-            out.bytes(#"{"id":"#)
-            out.string(action.id)
-            out.bytes(#","label":"#)
-            out.string(action.label)
-            out.byte(UInt8(ascii: "}"))
+        if !stored || !record.toast.actions.isEmpty {
+            members.key("actions", &out)
+            out.byte(UInt8(ascii: "["))
+            for (index, action) in record.toast.actions.enumerated() {
+                if index > 0 { out.byte(UInt8(ascii: ",")) }
+                out.bytes(#"{"id":"#)
+                out.string(action.id)
+                out.bytes(#","label":"#)
+                out.string(action.label)
+                out.byte(UInt8(ascii: "}"))
+            }
+            out.byte(UInt8(ascii: "]"))
         }
-        out.byte(UInt8(ascii: "]"))
-        members.name("alignment", wireName(record.toast.alignment), &out)
-        members.name("cancellation", wireName(record.toast.cancellation), &out)
-        members.bool("closeButton", record.toast.closeButton, &out)
+        if !stored || record.toast.alignment != .top { members.name("alignment", wireName(record.toast.alignment), &out) }
+        if !stored || record.toast.cancellation != .presentation {
+            members.name("cancellation", wireName(record.toast.cancellation), &out)
+        }
+        if !stored || record.toast.closeButton { members.bool("closeButton", record.toast.closeButton, &out) }
         members.integer("createdAt", record.createdAt, &out)
-        members.bool("dismissible", record.toast.dismissible, &out)
+        if !stored || !record.toast.dismissible { members.bool("dismissible", record.toast.dismissible, &out) }
         if let duration = record.toast.duration {
             members.key("duration", &out)
             switch duration {
@@ -112,15 +125,17 @@ extension WireEncoder {
         if let expiresAt = record.expiresAt { members.integer("expiresAt", expiresAt, &out) }
         if let icon = record.toast.icon { members.string("icon", icon, &out) }
         members.integer("id", Int64(record.id), &out)
-        members.key("invalidation", &out)
-        out.byte(UInt8(ascii: "["))
-        var firstName = true
-        for (name, option) in InvalidationOptions.named where record.toast.invalidation.contains(option) {
-            if !firstName { out.byte(UInt8(ascii: ",")) }
-            firstName = false
-            out.string(name)
+        if !stored || !record.toast.invalidation.isEmpty {
+            members.key("invalidation", &out)
+            out.byte(UInt8(ascii: "["))
+            var firstName = true
+            for (name, option) in InvalidationOptions.named where record.toast.invalidation.contains(option) {
+                if !firstName { out.byte(UInt8(ascii: ",")) }
+                firstName = false
+                out.string(name)
+            }
+            out.byte(UInt8(ascii: "]"))
         }
-        out.byte(UInt8(ascii: "]"))
         if let level = record.toast.level { members.integer("level", Int64(level), &out) }
         members.string("message", record.toast.message, &out)
         if let presentedAt = record.presentedAt { members.integer("presentedAt", presentedAt, &out) }
@@ -133,7 +148,7 @@ extension WireEncoder {
             members.key("progress", &out)
             out.number(value)
         }
-        members.integer("repeat", Int64(record.repeatCount), &out)
+        if !stored || record.repeatCount != 1 { members.integer("repeat", Int64(record.repeatCount), &out) }
         if record.toast.resident { members.bool("resident", true, &out) }
         if let reuseID = record.toast.reuseID { members.string("reuseId", reuseID, &out) }
         members.name("role", wireName(record.toast.role), &out)
@@ -142,7 +157,7 @@ extension WireEncoder {
         members.name("state", wireName(record.state), &out)
         if let title = record.toast.title { members.string("title", title, &out) }
         if record.toast.transient { members.bool("transient", true, &out) }
-        if placement { members.integer("placement", Int64(record.placement), &out) }
+        if stored { members.integer("placement", Int64(record.placement), &out) }
         out.byte(UInt8(ascii: "}"))
     }
 

@@ -266,10 +266,14 @@ struct ToastStoreTests {
     }
 
     /// Rows are written through SQLite's C API, not GRDB's arguments: they
-    /// must be exactly what the fixture's version wrote through GRDB, every
-    /// column of every toast and history row, byte for byte.
-    @Test func rowsAreWrittenAsTheFirstVersionWroteThem() throws {
-        let fixture = try #require(Bundle.module.url(forResource: "v1", withExtension: nil, subdirectory: "Fixtures"))
+    /// must be exactly what the fixture of the current row form wrote
+    /// (Fixtures/v1-short-bodies: schema v1, bodies without their defaults,
+    /// `WireEncoder.withStoredRecord`), every column of every toast and
+    /// history row, byte for byte. The first version's rows, in the full
+    /// form (Fixtures/v1), read back as the same records
+    /// (`aDatabaseOfTheFirstSchemaOpens`).
+    @Test func rowsAreWrittenAsTheFixtureWroteThem() throws {
+        let fixture = try #require(Bundle.module.url(forResource: "v1-short-bodies", withExtension: nil, subdirectory: "Fixtures"))
         let copy = try Self.temporaryDirectory()
         let fresh = try Self.temporaryDirectory()
         defer {
@@ -286,8 +290,9 @@ struct ToastStoreTests {
         #expect(written == (try old.storedRows()))
     }
 
-    /// Writes Fixtures/v1 (run once, by hand, when a schema ships):
-    /// TOASTD_WRITE_STORE_FIXTURE=/path/to/Tests/ToastStoreTests/Fixtures/v1 swift test --filter writeTheFixture
+    /// Writes a fixture (run once, by hand, when a schema or the row form
+    /// ships; then delete the lock and journal files beside it):
+    /// TOASTD_WRITE_STORE_FIXTURE=/path/to/Tests/ToastStoreTests/Fixtures/NAME swift test --filter writeTheFixture
     @Test(.enabled(if: ProcessInfo.processInfo.environment["TOASTD_WRITE_STORE_FIXTURE"] != nil))
     func writeTheFixture() throws {
         let directory = ProcessInfo.processInfo.environment["TOASTD_WRITE_STORE_FIXTURE"]!
