@@ -14,7 +14,7 @@
 /// side by side, in two cache lines. Toasts added together are mostly
 /// read together, so a million-toast table takes one cache miss for eight
 /// new ids where it took one for each: the scheduler's add at 1,000,000
-/// toasts went from 1.56× its cost at 1,000 to 1.29× (docs/BENCHMARKS.md,
+/// toasts went from 1.56× its cost at 1,000 to 1.22× (docs/BENCHMARKS.md,
 /// section 5, "Ids in runs of eight"). Keys that all sit at the same place
 /// in their runs (multiples of eight, or random ones) still spread over
 /// the runs, and `meanProbeLength` stays small for them (tested).
