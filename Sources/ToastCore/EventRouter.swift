@@ -27,6 +27,14 @@ public struct EventRouter: Sendable {
     }
     /// The open connections that added each live toast.
     private var origins = IDTable<Adders>(filler: Adders())
+    /// The live toasts each open connection added, so that a connection's
+    /// entries in `origins` go when it closes. They served nobody after
+    /// that (nothing is routed to a closed connection, and ids are never
+    /// reused), yet stayed until the toast ended: for good with an
+    /// indefinite toast, and 8 MiB of the 100,000 toasts a closed client
+    /// queued (docs/BENCHMARKS.md, section 4, "Adders forgotten").
+    /// Keyed like toasts, by consecutive integers: connection ids.
+    private var added = IDTable<IDSet>(filler: IDSet())
 
     /// The connections that added one toast, in the order they did: nearly
     /// always one, kept without an array (an allocation an add, and its
@@ -42,6 +50,17 @@ public struct EventRouter: Sendable {
                 more.append(connection)
             }
         }
+
+        /// Takes `connection` out; the others keep their order.
+        mutating func remove(_ connection: ConnectionID) {
+            if first == connection {
+                first = more.isEmpty ? nil : more.removeFirst()
+            } else {
+                more.removeAll { $0 == connection }
+            }
+        }
+
+        var isEmpty: Bool { first == nil }
 
         func forEach(_ body: (ConnectionID) -> Void) {
             guard let first else { return }
@@ -62,11 +81,33 @@ public struct EventRouter: Sendable {
         open.insert(connection)
     }
 
-    /// The connection closed: it receives nothing more.
+    /// The connection closed: it receives nothing more, and the toasts it
+    /// added forget it.
     public mutating func disconnect(_ connection: ConnectionID) {
         open.remove(connection)
         subscribers.removeAll { $0.connection == connection }
+        guard let toasts = added.removeValue(forKey: ToastID(truncatingIfNeeded: connection)) else { return }
+        // Most of the table: one pass that rebuilds it (`IDTable.update`).
+        if toasts.count * 4 >= origins.count {
+            origins.update { adders in
+                adders.remove(connection)
+                return !adders.isEmpty
+            }
+            return
+        }
+        for toast in toasts.members {
+            guard var adders = origins[toast] else { continue }
+            adders.remove(connection)
+            origins[toast] = adders.isEmpty ? nil : adders
+        }
     }
+
+    /// Live toasts with an open adder (tests: what a closed connection and
+    /// an ended toast leave behind).
+    var toastsWithAdders: Int { origins.count }
+
+    /// The live toasts `connection` added: what `disconnect` will forget.
+    public func toastCount(addedBy connection: ConnectionID) -> Int { added[ToastID(truncatingIfNeeded: connection)]?.count ?? 0 }
 
     /// Makes a connection a subscriber (or changes its filter).
     public mutating func subscribe(_ connection: ConnectionID, filter: EventFilter) {
@@ -84,6 +125,7 @@ public struct EventRouter: Sendable {
     public mutating func noteAdder(_ connection: ConnectionID, of toast: ToastID) {
         guard open.contains(connection) else { return }
         origins[toast, default: Adders()].insert(connection)
+        added[ToastID(truncatingIfNeeded: connection), default: IDSet()].insert(toast)
     }
 
     /// Where an event goes, subscribers first (in connection order), then
@@ -101,12 +143,15 @@ public struct EventRouter: Sendable {
         switch event.kind {
         case .action, .dismissed, .cancelled:
             let subscribed = deliveries.count
-            origins[record.id]?.forEach { connection in
+            guard let adders = event.isEnd ? origins.removeValue(forKey: record.id) : origins[record.id] else { break }
+            adders.forEach { connection in
                 if open.contains(connection), !deliveries[..<subscribed].contains(where: { $0.connection == connection }) {
                     deliveries.append(Delivery(connection: connection, asSubscriber: false))
                 }
+                // In place; never an entry for a connection that has none.
+                let key = ToastID(truncatingIfNeeded: connection)
+                if event.isEnd, added.contains(key) { added[key, default: IDSet()].remove(record.id) }
             }
-            if event.isEnd { origins[record.id] = nil }
         default:
             break
         }

@@ -138,6 +138,21 @@ struct IDTable<Value>: Sendable where Value: Sendable {
         return old
     }
 
+    /// Changes every value in place and keeps those `update` returns true
+    /// for, in one pass that builds the table anew. Taking most of a table
+    /// out key by key costs far more: each removal shifts the entries after
+    /// its hole, and the table halves again and again (a client that
+    /// queued 20,000 toasts and closed took 76 million instructions).
+    mutating func update(keepingWhere update: (inout Value) -> Bool) {
+        var kept = IDTable(filler: filler)
+        if var value = zero, update(&value) { kept.insert(value, forKey: 0) }
+        for slot in slots where slot.key != 0 {
+            var value = slot.value
+            if update(&value) { kept.insertNew(value, forKey: slot.key) }
+        }
+        self = kept
+    }
+
     // MARK: - Probing
 
     /// Eight consecutive ids (a run: `key >> 3`) have eight consecutive
@@ -225,4 +240,7 @@ struct IDSet: Sendable {
 
     /// The ids, smallest first.
     func sorted() -> [ToastID] { table.keys.sorted() }
+
+    /// The ids, in no particular order.
+    var members: [ToastID] { table.keys }
 }

@@ -29,6 +29,41 @@ struct EventRouterTests {
         #expect(router.route(Self.ended(8, seq: 3)).map(\.connection) == [5])
     }
 
+    /// A closed adder and an ended toast leave nothing behind: a connection
+    /// that closes takes its toasts' entries with it, while another adder
+    /// of the same toast still hears the end, in the order they added it;
+    /// a toast that ends leaves nothing in its adders' sets.
+    @Test func closedAddersAndEndedToastsLeaveNothingBehind() {
+        var router = EventRouter()
+        for connection in 1...4 { router.connect(connection) }
+        for toast: ToastID in 1...100 { router.noteAdder(1, of: toast) }
+        router.noteAdder(2, of: 50)
+        for adder in [3, 1, 2, 4] { router.noteAdder(adder, of: 51) }
+        #expect(router.toastsWithAdders == 100)
+        router.disconnect(1)
+        #expect(router.toastsWithAdders == 2, "only the toasts another connection added too")
+        router.disconnect(3)
+        #expect(router.route(Self.ended(51, seq: 1)).map(\.connection) == [2, 4])
+        #expect(router.toastCount(addedBy: 2) == 1 && router.toastCount(addedBy: 4) == 0)
+        for toast: ToastID in 200..<300 { router.noteAdder(4, of: toast) }
+        for toast: ToastID in 200..<300 { _ = router.route(Self.ended(toast, seq: toast)) }
+        #expect(router.toastCount(addedBy: 4) == 0)
+        #expect(router.toastsWithAdders == 1)
+        router.disconnect(2)
+        #expect(router.toastsWithAdders == 0)
+        #expect(router.route(Self.ended(50, seq: 400)).isEmpty)
+        // A connection with few of the table's toasts: forgotten one by one
+        // (the others are rebuilt in one pass); the same outcome.
+        for connection in 5...6 { router.connect(connection) }
+        for toast: ToastID in 500..<510 { router.noteAdder(6, of: toast) }
+        router.noteAdder(5, of: 505)
+        router.noteAdder(5, of: 600)
+        router.disconnect(5)
+        #expect(router.toastsWithAdders == 10)
+        #expect(router.route(Self.ended(505, seq: 401)).map(\.connection) == [6])
+        #expect(router.route(Self.ended(600, seq: 402)).isEmpty)
+    }
+
     /// An adder that also subscribes hears the end once, as a subscriber.
     @Test func anAdderThatSubscribesHearsTheEndOnce() {
         var router = EventRouter()

@@ -133,6 +133,37 @@ struct IDTableTests {
         for id in 99_991...100_000 { #expect(table[ToastID(id)] == Int32(id)) }
     }
 
+    /// `update(keepingWhere:)` against a `Dictionary`: values changed in
+    /// place, some dropped, key 0 among them, over consecutive and random
+    /// keys; the table then goes on like any other.
+    @Test func updatingEveryValueKeepsWhatItSaysAndChangesTheRest() {
+        var generator = Generator(state: 7)
+        var table = IDTable<Int>(filler: -1)
+        var model: [ToastID: Int] = [:]
+        let keys = (0...3_000).map { ToastID($0) } + (0..<3_000).map { _ in ToastID.random(in: 1 ... .max, using: &generator) }
+        for (index, key) in keys.enumerated() {
+            table[key] = index
+            model[key] = index
+        }
+        table.update { value in
+            value += 1
+            return value % 3 != 0
+        }
+        model = model.compactMapValues { $0 + 1 }.filter { $0.value % 3 != 0 }
+        #expect(table.count == model.count)
+        #expect(table.keys.sorted() == model.keys.sorted())
+        for (key, value) in model { #expect(table[key] == value) }
+        #expect(table[0] == model[0])
+        for key in keys.prefix(500) {
+            table[key] = nil
+            model[key] = nil
+        }
+        #expect(table.count == model.count)
+        for (key, value) in model { #expect(table[key] == value) }
+        table.update { _ in false }
+        #expect(table.isEmpty && table[0] == nil && table.slotCount == 0)
+    }
+
     @Test func setsOfIDs() {
         var set = IDSet()
         set.remove(4)
