@@ -34,6 +34,11 @@ struct BurstTrim: Sendable {
         return true
     }
 
+    /// A step let go of `bytes` of memory that lived long (a closed
+    /// connection's entries in the router's tables): counted like bytes
+    /// written, so that a large release is trimmed once things are quiet.
+    mutating func freed(_ bytes: Int, steps: Int) -> Bool { wrote(bytes, steps: steps) }
+
     enum Fired: Equatable {
         /// Steps happened since: look again after another quiet period.
         case rearm

@@ -168,6 +168,32 @@ struct HubChannelTests {
         #expect(trims == 1, "an idle hub arms no timer")
     }
 
+    /// A client that queued many toasts and left: the router forgets them,
+    /// and the heap is trimmed once things are quiet, although the close
+    /// wrote nothing. A client that added a few arms nothing.
+    @Test func theHeapIsTrimmedAfterAClientThatQueuedManyLeaves() throws {
+        let harness = try Harness()
+        var trims = 0
+        let threshold = 200 * ToastHub.bytesPerForgottenToast
+        harness.hub.burstTrim = BurstTrim(thresholdBytes: threshold)
+        harness.hub.releaseFreePages = { trims += 1 }
+        let few = try harness.connect()
+        try harness.send(Self.adds(5, scene: "few"), on: few)
+        // `close`, not `finish`: finishing cancels the loop's timers.
+        try few.close().wait()
+        harness.loop.run()
+        harness.loop.advanceTime(by: ToastHub.burstTrimQuiet * 3)
+        #expect(trims == 0, "five toasts forgotten, and a few replies: under the threshold")
+        let many = try harness.connect()
+        try harness.send(Self.adds(200, scene: "many"), on: many)
+        harness.loop.advanceTime(by: ToastHub.burstTrimQuiet * 3)
+        let afterReplies = trims
+        try many.close().wait()
+        harness.loop.run()
+        harness.loop.advanceTime(by: ToastHub.burstTrimQuiet * 2)
+        #expect(trims == afterReplies + 1, "200 toasts forgotten: trimmed once the close was quiet")
+    }
+
     /// A subscriber whose writes never complete is disconnected after the
     /// lag timeout; the hub stays up and serves the others.
     @Test func aStalledSubscriberIsDisconnectedAtTheLagTimeout() throws {
