@@ -22,16 +22,22 @@ import Glibc
 /// `ToastStore.open` applies every intact record newer than what the
 /// database holds, in order, and empties both files.
 ///
-/// A record: `TJ01`, the payload's length (UInt32), its number (UInt64),
-/// an FNV-1a hash of the number and the payload (UInt64), all little-endian,
-/// then the payload (`JournalRecord`). A file is read up to its first record
-/// that is cut short or does not match its hash.
+/// A record: `TJ02`, the payload's length (UInt32), its number (UInt64),
+/// a SipHash-2-4 of the number and the payload (UInt64) under the key the
+/// database keeps (`journalKey` in `meta`), all little-endian, then the
+/// payload (`JournalRecord`). A file is read up to its first record that is
+/// cut short or does not match its hash; so a record written by anyone who
+/// does not hold the key (the database is 0600) is never applied.
+/// `TJ01` records, signed with an unkeyed FNV-1a by versions before the
+/// key, are read only at the first start after an upgrade, when the
+/// database has no key yet.
 ///
 /// Confined to the daemon's event loop; `ToastStore` reads and empties it
 /// only while opening, before the loop has it.
 public final class StepJournal: @unchecked Sendable {
     public static let fileNames = ["toastd.journal-a", "toastd.journal-b"]
-    static let magic: [UInt8] = Array("TJ01".utf8)
+    static let magic: [UInt8] = Array("TJ02".utf8)
+    static let legacyMagic: [UInt8] = Array("TJ01".utf8)
     static let headerSize = 24
 
     public enum Failure: Error, CustomStringConvertible {
@@ -58,17 +64,25 @@ public final class StepJournal: @unchecked Sendable {
     /// The number of the newest record appended (or applied at open).
     public internal(set) var lastNumber: UInt64
     private var scratch: [UInt8] = []
+    /// What signs the records.
+    let key: SipHash.Key
+    /// Whether `TJ01` records (unkeyed) are read: only when the database
+    /// had no key, that is, was last written by a version before keys.
+    let readsLegacyRecords: Bool
 
     /// Opens (or creates) both files in `directory`. `lastNumber` is where
     /// numbering goes on from: the newest record the database holds.
-    init(directory: String, lastNumber: UInt64) throws(Failure) {
+    init(directory: String, lastNumber: UInt64, key: SipHash.Key, readsLegacyRecords: Bool = false) throws(Failure) {
+        self.key = key
+        self.readsLegacyRecords = readsLegacyRecords
         var opened: [File] = []
         for name in Self.fileNames {
-            let descriptor = open(directory + "/" + name, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else {
-                let reason = Self.reason(errno)
+            let descriptor: Int32
+            do {
+                descriptor = try StateDirectory.openFile(directory + "/" + name, flags: O_RDWR | O_CREAT | O_APPEND)
+            } catch {
                 for file in opened { close(file.descriptor) }
-                throw .unusable("cannot open \(directory)/\(name): \(reason)")
+                throw .unusable("cannot open \(directory)/\(name): \(error.reason)")
             }
             let size = Int(lseek(descriptor, 0, SEEK_END))
             opened.append(File(descriptor: descriptor, size: max(size, 0), holdsRecords: size > 0))
@@ -100,7 +114,7 @@ public final class StepJournal: @unchecked Sendable {
         guard payloadLength <= Int(UInt32.max) else { throw .unusable("a journal record of \(payloadLength) bytes is too large") }
         writer.overwrite(UInt64(payloadLength), width: 4, at: 4)
         writer.overwrite(number, width: 8, at: 8)
-        writer.overwrite(Self.hash(number: number, payload: writer.bytes[Self.headerSize...]), width: 8, at: 16)
+        writer.overwrite(Self.hash(number: number, payload: writer.bytes[Self.headerSize...], key: key), width: 8, at: 16)
         let bytes = writer.bytes
         var file = files[active]
         let written = bytes.withUnsafeBytes { Self.writeAll(file.descriptor, $0) }
@@ -157,7 +171,8 @@ public final class StepJournal: @unchecked Sendable {
         var torn = false
         for file in files {
             guard file.size > 0 else { continue }
-            let (records, complete) = Self.parse(Self.readAll(file.descriptor, size: file.size))
+            let (records, complete) = Self.parse(
+                Self.readAll(file.descriptor, size: file.size), key: key, readsLegacyRecords: readsLegacyRecords)
             found += records
             torn = torn || !complete
         }
@@ -166,11 +181,13 @@ public final class StepJournal: @unchecked Sendable {
 
     /// The intact records at the start of `bytes`, and whether they were
     /// all of it.
-    static func parse(_ bytes: [UInt8]) -> (records: [Record], complete: Bool) {
+    static func parse(_ bytes: [UInt8], key: SipHash.Key, readsLegacyRecords: Bool = false) -> (records: [Record], complete: Bool) {
         var records: [Record] = []
         var offset = 0
         while offset < bytes.count {
-            guard bytes.count - offset >= headerSize, bytes[offset..<offset + 4].elementsEqual(magic) else { return (records, false) }
+            guard bytes.count - offset >= headerSize else { return (records, false) }
+            let legacy = readsLegacyRecords && bytes[offset..<offset + 4].elementsEqual(legacyMagic)
+            guard legacy || bytes[offset..<offset + 4].elementsEqual(magic) else { return (records, false) }
             var header = JournalRecord.Reader(bytes: bytes[offset + 4..<offset + headerSize])
             guard let length = try? header.count(), let number = try? header.integer(), let hash = try? header.integer() else {
                 return (records, false)
@@ -178,7 +195,8 @@ public final class StepJournal: @unchecked Sendable {
             let start = offset + headerSize
             guard length <= bytes.count - start else { return (records, false) }
             let payload = bytes[start..<start + length]
-            guard Self.hash(number: number, payload: payload) == hash else { return (records, false) }
+            let expected = legacy ? Self.legacyHash(number: number, payload: payload) : Self.hash(number: number, payload: payload, key: key)
+            guard expected == hash else { return (records, false) }
             records.append(Record(number: number, payload: payload))
             offset = start + length
         }
@@ -187,7 +205,15 @@ public final class StepJournal: @unchecked Sendable {
 
     // MARK: - Bytes
 
-    static func hash(number: UInt64, payload: ArraySlice<UInt8>) -> UInt64 {
+    static func hash(number: UInt64, payload: ArraySlice<UInt8>, key: SipHash.Key) -> UInt64 {
+        var hasher = SipHash(key: key)
+        hasher.combine(number)
+        hasher.combine(payload)
+        return hasher.finalize()
+    }
+
+    /// The unkeyed FNV-1a of `TJ01` records.
+    static func legacyHash(number: UInt64, payload: ArraySlice<UInt8>) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for shift in stride(from: 0, to: 64, by: 8) { hash = (hash ^ UInt64(UInt8(truncatingIfNeeded: number >> shift))) &* 0x100_0000_01b3 }
         for byte in payload { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }

@@ -186,16 +186,16 @@ public final class ToastStore: @unchecked Sendable {
     deinit { close(lock) }
 
     /// Opens (or creates) the state in `directory`, created 0700 if missing.
+    /// The directory and every file in it must pass `StateDirectory`'s
+    /// checks: a directory another user can write to, or a planted file,
+    /// makes the store unavailable (toastd serves from memory and says why).
     public static func open(directory: String, historySize: Int, now: Date = Date()) throws(Failure) -> (ToastStore, Loaded) {
-        var info = stat()
-        if lstat(directory, &info) != 0 {
-            if mkdirs(directory) != 0 {
-                throw .unavailable("cannot create the state directory \(directory): \(String(cString: strerror(errno)))")
-            }
-        }
-        let lock = Glibc.open(directory + "/toastd.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard lock >= 0 else {
-            throw .unavailable("cannot use the state directory \(directory): \(String(cString: strerror(errno)))")
+        let lock: Int32
+        do {
+            try StateDirectory.prepare(directory)
+            lock = try StateDirectory.openFile(directory + "/toastd.lock", flags: O_RDWR | O_CREAT)
+        } catch {
+            throw .unavailable("\(error)")
         }
         if flock(lock, LOCK_EX | LOCK_NB) != 0 {
             let reason = errno
@@ -236,23 +236,38 @@ public final class ToastStore: @unchecked Sendable {
     private static func opened(
         _ database: DatabaseQueue, path: String, directory: String, historySize: Int, lock: Int32, notes: inout [String]
     ) throws -> ToastStore {
-        let applied = try database.read { db in
-            try UInt64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'journalApplied'") ?? 0
+        let (applied, storedKey) = try database.read { db in
+            (
+                try Self.meta(db, "journalApplied", in: 0...maxCounter) ?? 0,
+                try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'journalKey'")
+            )
         }
-        let journal = try StepJournal(directory: directory, lastNumber: applied)
+        // The key that signs the journal's records lives in the 0600
+        // database; a database without one was written before keys, and
+        // gets one now (its unkeyed records are read this once).
+        let key: SipHash.Key
+        if let storedKey {
+            guard let stored = SipHash.Key(hex: storedKey) else {
+                throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "the journal key in meta is not 32 hex digits")
+            }
+            key = stored
+        } else {
+            key = .random()
+            try database.write { db in
+                try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES ('journalKey', ?)", arguments: [key.hex])
+            }
+        }
+        let journal = try StepJournal(directory: directory, lastNumber: applied, key: key, readsLegacyRecords: storedKey == nil)
         let store = ToastStore(path: path, database: database, historySize: historySize, lock: lock, journal: journal)
         notes += try store.applyJournal(after: applied)
         return store
     }
 
-    private static func mkdirs(_ path: String) -> Int32 {
-        let parent = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        var info = stat()
-        if !parent.isEmpty && lstat(parent, &info) != 0 { _ = mkdirs(parent) }
-        return mkdir(path, 0o700)
-    }
-
     static func openMigrated(_ path: String) throws -> DatabaseQueue {
+        // SQLite opens these by name: each must be this user's own file, not
+        // a symlink or another user's (the directory is trusted by now, so
+        // nothing can be put in their place after this check).
+        for suffix in ["", "-wal", "-shm"] { try StateDirectory.checkExistingFile(path + suffix) }
         var configuration = Configuration()
         configuration.busyMode = .immediateError
         configuration.prepareDatabase { db in
@@ -341,17 +356,51 @@ public final class ToastStore: @unchecked Sendable {
             let state = SchedulerStateMachine.State(
                 records: records,
                 // Before levels, `paused` was a flag: paused meant the default level.
-                pausedLevel: meta["pausedLevel"].flatMap { Int.fromDatabaseValue($0) }
+                pausedLevel: try Self.meta(db, "pausedLevel", in: 0...Self.maxCounter).map(Int.init)
                     ?? (meta["paused"].flatMap { Bool.fromDatabaseValue($0) } == true ? PauseLevels().defaultLevel : 0),
                 modes: meta["modes"].flatMap { String.fromDatabaseValue($0) }.map(Self.decodeModes) ?? [],
-                nextID: meta["nextID"].flatMap { UInt64.fromDatabaseValue($0) } ?? 1,
-                lastSequence: meta["lastSequence"].flatMap { UInt64.fromDatabaseValue($0) } ?? 0,
+                nextID: try Self.meta(db, "nextID", in: 1...Self.maxCounter + 1) ?? 1,
+                lastSequence: try Self.meta(db, "lastSequence", in: 0...Self.maxCounter) ?? 0,
                 newestBySource: newest
             )
             let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM history") ?? 0
             historyRows.withLock { $0 = rows }
             let bound = try String.fetchAll(db, sql: "SELECT source FROM bound_source ORDER BY source")
             return Loaded(state: state, instance: instance, history: history, boundSources: bound, notes: notes)
+        }
+    }
+
+    /// The largest id or sequence number the protocol can carry (2^53 - 1).
+    static let maxCounter: UInt64 = (1 << 53) - 1
+
+    /// A store whose content is out of range: toastd does not trust it,
+    /// and serves from memory (degraded), leaving the file for a look.
+    struct Damaged: Error, CustomStringConvertible {
+        var reason: String
+        var description: String { "the stored state is damaged: \(reason); the file was left as it is" }
+    }
+
+    /// A counter of `meta`, nil when absent; one that is not an integer in
+    /// `range` throws `Damaged`.
+    static func meta(_ db: Database, _ key: String, in range: ClosedRange<UInt64>) throws -> UInt64? {
+        guard let value = try DatabaseValue.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) else {
+            return nil
+        }
+        guard case .int64(let int) = value.storage, int >= 0, range.contains(UInt64(int)) else {
+            throw Damaged(reason: "meta's \(key) is \(String(describing: value).prefix(40)), not an integer in \(range)")
+        }
+        return UInt64(int)
+    }
+
+    /// A journaled step's counters must be what a scheduler can hold.
+    static func validate(_ counters: Counters, record number: UInt64) throws {
+        guard number <= maxCounter, counters.nextID >= 1, counters.nextID <= maxCounter + 1, counters.lastSequence <= maxCounter,
+            counters.pausedLevel >= 0, UInt64(counters.pausedLevel) <= maxCounter
+        else {
+            throw Damaged(
+                reason: "journal record \(number) holds counters out of range "
+                    + "(next id \(counters.nextID), last sequence \(counters.lastSequence), paused level \(counters.pausedLevel))"
+            )
         }
     }
 
@@ -378,7 +427,10 @@ public final class ToastStore: @unchecked Sendable {
             do {
                 var (rows, counters) = try JournalRecord.read(record.payload)
                 counters.journaled = record.number
+                try Self.validate(counters, record: record.number)
                 newer.append((rows, counters))
+            } catch let damaged as Damaged {
+                throw damaged
             } catch {
                 notes.append("journal record \(record.number) could not be read (\(error)); it and the ones after it were left out")
                 break
@@ -624,14 +676,19 @@ extension Statement {
 
 /// Where toastd keeps its state by default: `$STATE_DIRECTORY` (what
 /// systemd's `StateDirectory=` sets), else `$XDG_STATE_HOME/toastd`, else
-/// `~/.local/state/toastd` (the XDG base directory rules).
+/// `$HOME/.local/state/toastd` (the XDG base directory rules), else, with
+/// neither set, `$XDG_RUNTIME_DIR/toastd-state`: the user's own directory,
+/// though it lasts only as long as the session. Never a shared path such
+/// as /tmp, where another user could have put a directory first; with none
+/// of these set there is no default (`nil`), and toastd says so.
 public enum StateLocation {
-    public static func resolve(environment: [String: String]) -> String {
+    public static func resolve(environment: [String: String]) -> String? {
         if let given = environment["STATE_DIRECTORY"]?.split(separator: ":").first, given.hasPrefix("/") {
             return String(given)
         }
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/toastd" }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        return home + "/.local/state/toastd"
+        if let home = environment["HOME"], home.hasPrefix("/"), home != "/" { return home + "/.local/state/toastd" }
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/toastd-state" }
+        return nil
     }
 }

@@ -52,7 +52,7 @@ extension Toastd {
             )
             printError("toastd: configuration refused; running on the defaults:\n\(invalid.description)")
         }
-        if let directory = stateDirectory(environment: environment) {
+        if let directory = try stateDirectory(environment: environment) {
             do {
                 let (store, loaded) = try ToastStore.open(directory: directory, historySize: options.historySize)
                 for note in loaded.notes { logger.error("\(note)") }

@@ -150,9 +150,20 @@ public struct Toastd: ParsableCommand {
         return options
     }
 
-    /// Where the store lives; nil with `--ephemeral`.
-    public func stateDirectory(environment: [String: String]) -> String? {
-        ephemeral ? nil : stateDir ?? StateLocation.resolve(environment: environment)
+    /// Where the store lives; nil with `--ephemeral`. With no flag and no
+    /// default (HOME, XDG_STATE_HOME and XDG_RUNTIME_DIR all unset), toastd
+    /// refuses to guess a shared path: a usage error that says what to set.
+    public func stateDirectory(environment: [String: String]) throws -> String? {
+        if ephemeral { return nil }
+        if let stateDir { return stateDir }
+        guard let resolved = StateLocation.resolve(environment: environment) else {
+            printError(
+                "toastd: no state directory: HOME, XDG_STATE_HOME and XDG_RUNTIME_DIR are all unset; "
+                    + "give --state-dir DIR (a directory of your own), or --ephemeral to keep nothing"
+            )
+            throw ExitCode(2)
+        }
+        return resolved
     }
 
     /// `--check-config`: every error with its line and column, exit 1; or exit 0.

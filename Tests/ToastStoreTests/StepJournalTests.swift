@@ -8,6 +8,7 @@ import ToastCore
 @Suite("Step journal")
 struct StepJournalTests {
     typealias Session = ToastStoreTests
+    static let key = SipHash.Key(k0: 0x0706_0504_0302_0100, k1: 0x0f0e_0d0c_0b0a_0908)
 
     /// Journals `batches` and commits none, then closes the store (a
     /// daemon killed before its commit thread applied them).
@@ -134,16 +135,16 @@ struct StepJournalTests {
     @Test func parsingStopsAtTheFirstRecordThatIsNotIntact() throws {
         let directory = try Session.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let journal = try StepJournal(directory: directory, lastNumber: 7)
+        let journal = try StepJournal(directory: directory, lastNumber: 7, key: Self.key)
         for text in ["one", "two", "three"] { try journal.append { $0.text(text) } }
         #expect(journal.lastNumber == 10)
         let bytes = try [UInt8](Data(contentsOf: URL(filePath: directory + "/" + StepJournal.fileNames[0])))
-        let whole = StepJournal.parse(bytes)
+        let whole = StepJournal.parse(bytes, key: Self.key)
         #expect(whole.complete && whole.records.map(\.number) == [8, 9, 10])
         var flipped = bytes
         let second = StepJournal.headerSize + whole.records[0].payload.count
         flipped[second + StepJournal.headerSize] ^= 1
-        let broken = StepJournal.parse(flipped)
+        let broken = StepJournal.parse(flipped, key: Self.key)
         #expect(!broken.complete && broken.records.map(\.number) == [8], "the second record's payload no longer matches its hash")
         // After a turn, records go to the other file; both are read, in order.
         #expect(journal.turn() == 0)
