@@ -117,6 +117,11 @@ struct ConfigReader {
             problem(Place(table: "", keys: ["rule"]), "must be an array of tables: write each rule as [[rule]]")
             return
         }
+        if tables.count > RuleBudget.maxRules {
+            problem(Place(table: "[[rule]]", index: RuleBudget.maxRules), "a file holds at most \(RuleBudget.maxRules) rules, not \(tables.count)")
+            return
+        }
+        var steps = 0
         for (index, raw) in tables.enumerated() {
             let place = Place(table: "[[rule]]", index: index)
             guard let table = table(raw, place, allowed: ["match", "set", "drop", "exec"]) else { continue }
@@ -138,6 +143,15 @@ struct ConfigReader {
             }
             if table["set"] == nil, table["drop"] == nil, table["exec"] == nil {
                 problem(place, "the rule does nothing: give it `set`, `drop = true` or `exec`")
+            }
+            steps += RuleBudget.steps(of: rule.match)
+            if steps > RuleBudget.maxSteps {
+                problem(
+                    place,
+                    "the rules up to this one could take \(steps) steps to match one toast, over the budget of \(RuleBudget.maxSteps); "
+                        + "use fewer or simpler patterns (a glob, or a regular expression of fewer states) on the message"
+                )
+                return
             }
             config.rules.rules.append(rule)
         }
@@ -257,7 +271,12 @@ struct ConfigReader {
     }
 
     private mutating func glob(_ value: JSONValue?, _ place: Place) -> TextPattern? {
-        string(value, place).map { .glob(Glob($0)) }
+        guard let pattern = string(value, place) else { return nil }
+        guard pattern.utf8.count <= RuleBudget.maxGlobBytes else {
+            problem(place, "a glob is at most \(RuleBudget.maxGlobBytes) bytes")
+            return nil
+        }
+        return .glob(Glob(pattern))
     }
 
     private mutating func regex(_ value: JSONValue?, _ place: Place) -> TextPattern? {

@@ -53,6 +53,8 @@ public struct ToastdConfig: Sendable {
 
     /// Parses and checks a file's text.
     public static func parse(_ text: String, path: String = "config.toml") -> Result<ToastdConfig, Invalid> {
+        let prescan = ConfigPrescan(text)
+        guard prescan.problems.isEmpty else { return .failure(Invalid(path: path, problems: prescan.problems)) }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)

@@ -56,6 +56,10 @@ public struct BoundedRegex: Sendable {
     /// Most states a compiled pattern may have (repetitions count each copy).
     public static let maxProgram = 2_000
 
+    /// Worst-case steps per byte of text: a table step when the pattern
+    /// has a table, else every state of the program.
+    public var stepsPerByte: Int { dfa != nil ? 1 : program.count }
+
     public struct Invalid: Error, Sendable, Hashable {
         public let message: String
     }

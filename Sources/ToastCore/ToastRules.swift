@@ -9,6 +9,33 @@ import Glibc  // fnmatch(3)
 /// (state, rules, command, now): the same rules and the same adds give the
 /// same events. Running `exec` is the daemon's job; the rules only say what
 /// to run, and when (the toast's presentation).
+/// What one add may cost the rules, in the worst case, bounded when the
+/// configuration is read: matching runs on the event loop, so an
+/// adversarial message against many large patterns held every client
+/// (64 legal rules took 0.9 s for one 4 KiB message; issue #38). Each
+/// pattern costs its steps per byte (`TextPattern.stepsPerByte`) times the
+/// longest text it can meet (`ToastLimits`); the sum over every rule must
+/// stay within `maxSteps`. Measured on this machine (release build), three
+/// rules of the heaviest message pattern (14.8 million steps together)
+/// against a 4 KiB message that keeps every state alive took 30 ms an add,
+/// about 2 ns a step: so a whole budget is some 32 ms for the worst add,
+/// and 1,000 rules of patterns made into tables under 1 ms.
+public enum RuleBudget {
+    /// The most rules a file may hold.
+    public static let maxRules = 1_000
+    /// The most bytes of a glob (a regular expression's bound is `BoundedRegex.maxPatternBytes`).
+    public static let maxGlobBytes = 256
+    /// Steps one add may take over all the rules' patterns.
+    public static let maxSteps = 16_000_000
+
+    /// The worst-case steps of one rule's patterns for one toast.
+    public static func steps(of match: ToastRule.Match) -> Int {
+        (match.source?.stepsPerByte ?? 0) * ToastLimits.sourceBytes
+            + (match.title?.stepsPerByte ?? 0) * ToastLimits.titleBytes
+            + (match.message?.stepsPerByte ?? 0) * ToastLimits.messageBytes
+    }
+}
+
 public struct ToastRules: Sendable {
     /// Per role, what a toast gets when neither its sender nor a rule said.
     public var roles: [ToastRole: RoleDefaults] = [:] {
@@ -261,6 +288,13 @@ public final class TextPattern: Sendable {
         return text.withUTF8(matches)
     }
 
+    /// The most steps matching may take for each byte of the text, in the
+    /// worst case: the units of the rules' budget (`RuleBudget`).
+    public var stepsPerByte: Int {
+        if let regexPattern { return regexPattern.stepsPerByte }
+        return globPattern?.stepsPerByte ?? 0
+    }
+
     /// Whether the pattern matches `utf8`, valid UTF-8 (a `String`'s bytes).
     func matches(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         if let globPattern { return globPattern.matches(utf8) }
@@ -340,6 +374,16 @@ public struct Glob: Sendable, ExpressibleByStringLiteral {
     }
 
     public init(stringLiteral value: String) { self.init(value) }
+
+    /// Worst-case steps per byte of text: one for the shapes compared
+    /// directly; for `*` and `?` patterns and fnmatch's, each position of
+    /// the text may be tried against each byte of the pattern.
+    public var stepsPerByte: Int {
+        switch shape {
+        case .anything, .exact, .prefix, .suffix, .contains: 1
+        case .wildcards, .general: max(1, pattern.utf8.count)
+        }
+    }
 
     public func matches(_ text: String) -> Bool {
         var text = text

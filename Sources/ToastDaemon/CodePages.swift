@@ -28,7 +28,7 @@ public enum CodePages {
     /// that were resident in them before.
     @discardableResult
     public static func release() -> Int {
-        guard let smaps = readProcFile("/proc/self/smaps") else { return 0 }
+        guard let smaps = ProcFile.read("/proc/self/smaps") else { return 0 }
         var released = 0
         for (mapping, resident) in releasable(smaps: smaps) {
             if madvise(UnsafeMutableRawPointer(bitPattern: mapping.start), Int(mapping.end - mapping.start), MADV_DONTNEED) == 0 {
@@ -87,20 +87,5 @@ public enum CodePages {
     private static func kilobytes(_ line: Substring) -> Int {
         let fields = line.split(separator: " ", omittingEmptySubsequences: true)
         return fields.count >= 2 ? Int(fields[1]) ?? 0 : 0
-    }
-
-    private static func readProcFile(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += chunk[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -10,8 +10,18 @@ import Glibc
 
 /// Runs the commands of rules' `exec` (a sound, a script) when their toast
 /// is presented: off the event loop, at most `maxRunning` at once (the
-/// rest wait their turn, up to `maxWaiting`), each killed with its process
-/// group when it outlives `timeout`. A failure is logged, never fatal.
+/// rest wait their turn, up to `maxWaiting`). A failure is logged, never
+/// fatal.
+///
+/// Each command leads a session of its own (`setsid`), and whatever it
+/// started goes with it: when the command exits, when it outlives
+/// `timeout`, and when toastd stops, every process of its session (its
+/// process group, and any group it made inside the session) is killed. A
+/// command that forked into the background and exited left that child
+/// running past its timeout and outside `max_running` (50 of 50 in the
+/// review, issue #38). Only a process that starts a session of its own
+/// (`setsid`) leaves the session; under systemd the unit's cgroup still
+/// holds it, and `systemctl --user stop toastd` ends it.
 ///
 /// The toast reaches the command only through its environment (`TOAST_ID`,
 /// `TOAST_TITLE`, `TOAST_MESSAGE`, ...): argv is the rule's, as written,
@@ -90,7 +100,38 @@ final class RuleCommandRunner: Sendable {
             state.waiting = []
             return state.groups
         }
-        for group in groups { kill(-group, SIGKILL) }
+        for group in groups { Self.endSession(group) }
+    }
+
+    /// Kills every process of session `id`: its leader's process group at
+    /// once, then any other group inside the session, found in /proc.
+    static func endSession(_ id: pid_t) {
+        kill(-id, SIGKILL)
+        for _ in 0..<3 {
+            let members = sessionMembers(id)
+            if members.isEmpty { return }
+            for member in members { kill(member, SIGKILL) }
+        }
+    }
+
+    /// glibc's POSIX_SPAWN_SETSID (2.26 and later), which Glibc's Swift
+    /// module does not export.
+    static let spawnSetSID: Int32 = 0x80
+
+    /// The live processes of session `id`, zombies left out.
+    static func sessionMembers(_ id: pid_t) -> [pid_t] {
+        guard let directory = opendir("/proc") else { return [] }
+        defer { closedir(directory) }
+        var members: [pid_t] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let pid = pid_t(name), pid != id, let stat = ProcFile.read("/proc/\(name)/stat") else { continue }
+            // pid (comm) state ppid pgrp session ...: comm may hold anything, so read after its last ')'.
+            guard let close = stat.lastIndex(of: ")") else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 3, fields[0] != "Z", pid_t(fields[3]) == id { members.append(pid) }
+        }
+        return members
     }
 
     // MARK: - One command
@@ -106,13 +147,15 @@ final class RuleCommandRunner: Sendable {
             state.groups.insert(pid)
             return state.stopped
         }
-        if stopped { kill(-pid, SIGKILL) }
+        if stopped { Self.endSession(pid) }
         defer { state.withLock { _ = $0.groups.remove(pid) } }
-        let status = wait(for: pid, timeout: timeout)
-        switch status {
+        // Exited but not reaped yet, so that its pid (the session's id) is
+        // not handed to another process while the session is ended.
+        let exited = waitForExit(of: pid, timeout: timeout)
+        Self.endSession(pid)
+        let status = Self.reap(pid)
+        switch exited ? status : nil {
         case nil:
-            kill(-pid, SIGKILL)
-            _ = Self.reap(pid)
             logger.warning("a rule's command ran past its timeout and was killed", metadata: metadata.merging(["timeout": "\(timeout)"]) { $1 })
         case let status? where status != 0:
             logger.notice("a rule's command failed", metadata: metadata.merging(["status": "\(Self.describe(status))"]) { $1 })
@@ -148,7 +191,7 @@ final class RuleCommandRunner: Sendable {
         return inherited + variables
     }
 
-    /// Starts argv[0] (searched in PATH) in a process group of its own, with
+    /// Starts argv[0] (searched in PATH) in a session of its own, with
     /// stdin, stdout and stderr on /dev/null, default signal handling and
     /// no blocked signals.
     private func spawn(_ argv: [String], environment: [String]) -> pid_t? {
@@ -168,10 +211,8 @@ final class RuleCommandRunner: Sendable {
         sigemptyset(&defaults)
         for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(
-            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP)
-        )
+        // A session of its own (and so a process group of its own, with the same id).
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | Self.spawnSetSID))
         var cArguments = argv.map { strdup($0) } + [nil]
         var cEnvironment = environment.map { strdup($0) } + [nil]
         defer {
@@ -187,15 +228,19 @@ final class RuleCommandRunner: Sendable {
         return pid
     }
 
-    /// Waits for the child's exit status; `nil` when the timeout passed
-    /// first. It polls (every 2 ms at first, then up to every 50 ms): these
-    /// are a few short commands on a thread of their own.
-    private func wait(for pid: pid_t, timeout: Duration) -> Int32? {
+    /// Waits for the child to exit, without reaping it (`WNOWAIT`); false
+    /// when the timeout passed first. It polls (every 2 ms at first, then
+    /// up to every 50 ms): these are a few short commands on a thread of
+    /// their own.
+    private func waitForExit(of pid: pid_t, timeout: Duration) -> Bool {
         let deadline = ContinuousClock.now + timeout
         var pause: UInt32 = 2_000
         while true {
-            if let status = Self.reap(pid, block: false) { return status }
-            guard ContinuousClock.now < deadline else { return nil }
+            var info = siginfo_t()
+            let result = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
+            if result == 0 && info._sifields._sigchld.si_pid == pid { return true }
+            if result < 0 && errno != EINTR { return true }
+            guard ContinuousClock.now < deadline else { return false }
             usleep(pause)
             pause = min(pause * 2, 50_000)
         }

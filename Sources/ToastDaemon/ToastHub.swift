@@ -60,6 +60,8 @@ final class ToastHub: @unchecked Sendable {
     /// What the last load of the file said, for `status` and STATUS=.
     private(set) var configurationError: String?
     private var ruleCount = 0
+    /// The reloads asked for, coalesced.
+    private var reloads = ReloadQueue()
     private var knownModes: [String] = []
     /// RELOADING=1 and READY=1 around a reload.
     var serviceManager = ServiceManagerHooks()
@@ -138,24 +140,27 @@ final class ToastHub: @unchecked Sendable {
 
     /// Reads the configuration file again, off the event loop, and puts it in
     /// force if it is valid; a refused file changes nothing but `status`.
-    /// Answers `connection` (the `reload` op) with the outcome.
+    /// Answers `connection` (the `reload` op) with the outcome. Requests
+    /// made while a reading runs share the next one (`ReloadQueue`).
     func reload(answering connection: Int?, ref: JSONValue?) {
         loop.preconditionInEventLoop()
+        if reloads.request(ReloadQueue.Requester(connection: connection, ref: ref)) { readConfiguration() }
+    }
+
+    private func readConfiguration() {
         serviceManager.reloading()
         guard let source = configurationSource else {
-            finishReload(.defaults, source: ConfigurationSource(path: nil, isExplicit: false), answering: connection, ref: ref)
+            finishReload(.defaults, source: ConfigurationSource(path: nil, isExplicit: false))
             return
         }
         DispatchQueue.global().async { [self] in
             let outcome = source.load()
-            loop.execute { [self] in finishReload(outcome, source: source, answering: connection, ref: ref) }
+            loop.execute { [self] in finishReload(outcome, source: source) }
         }
     }
 
-    private func finishReload(
-        _ outcome: ConfigurationSource.Outcome, source: ConfigurationSource, answering id: Int?, ref: JSONValue?
-    ) {
-        let reply: JSONValue
+    private func finishReload(_ outcome: ConfigurationSource.Outcome, source: ConfigurationSource) {
+        let reply: Result<JSONValue, ToastError>
         if let resolved = source.resolve(outcome) {
             install(resolved)
             var result: JSONObject = [
@@ -167,16 +172,26 @@ final class ToastHub: @unchecked Sendable {
                 result["notes"] = ["limits.history_size takes effect at the next start"]
             }
             logger.notice("configuration reloaded", metadata: ["rules": "\(ruleCount)", "path": "\(source.path ?? "-")"])
-            reply = WireEncoder.ok(ref: ref, result: .object(result))
+            reply = .success(.object(result))
         } else {
             guard case .refused(let invalid) = outcome else { return }
             configurationError = invalid.description
             logger.error("configuration refused; the one in force stays", metadata: ["problems": "\(invalid.description)"])
-            reply = WireEncoder.failure(ref: ref, error: ToastError(.invalidConfig, invalid.description))
+            reply = .failure(ToastError(.invalidConfig, invalid.description))
         }
-        if let id, let connection = connections[id] { send(WireEncoder.line(reply), to: connection) }
+        let (answered, again) = reloads.finished()
+        for requester in answered {
+            guard let id = requester.connection, let connection = connections[id] else { continue }
+            let line: JSONValue
+            switch reply {
+            case .success(let result): line = WireEncoder.ok(ref: requester.ref, result: result)
+            case .failure(let error): line = WireEncoder.failure(ref: requester.ref, error: error)
+            }
+            send(WireEncoder.line(line), to: connection)
+        }
         endStep()
         serviceManager.ready(statusLine)
+        if again { readConfiguration() }
     }
 
     /// The first step of a restored daemon, before it serves: sources bound

@@ -191,6 +191,39 @@ struct ConfigIntegrationTests {
         #expect(gone, "the hung command \(pid) outlived its timeout")
     }
 
+    /// A command that starts background processes and exits (the review
+    /// left 50 of 50 running past the timeout and after toastd stopped):
+    /// its session goes with it, also a child in a process group of its
+    /// own (`set -m` gives each background job one).
+    @Test func whatARuleCommandLeavesBehindIsKilledWithIt() throws {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "toastd-bg-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pids = directory.appending(path: "pids").path
+        let (daemon, _) = try Self.daemon(config: """
+            [exec]
+            timeout = 30
+
+            [[rule]]
+            match = { role = "warning" }
+            exec = ["/bin/sh", "-c", "for i in $(seq 25); do sleep 300 & echo $! >> \(pids).tmp; done; set -m; for i in $(seq 25); do sleep 300 & echo $! >> \(pids).tmp; done; mv \(pids).tmp \(pids)"]
+            """)
+        #expect(try daemon.toastctl("add", "background", "--role", "warning").status == 0)
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: pids) { usleep(10_000) }
+        let children = try String(contentsOfFile: pids, encoding: .utf8).split(separator: "\n").compactMap { pid_t($0) }
+        #expect(children.count == 50)
+        var alive = children
+        for _ in 0..<300 where !alive.isEmpty {
+            usleep(10_000)
+            // A killed child that no one reaped yet is a zombie: gone for this purpose.
+            alive = alive.filter { pid in
+                guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+                return !stat.contains(") Z ")
+            }
+        }
+        #expect(alive.isEmpty, "\(alive.count) of 50 background children outlived their command")
+    }
+
     /// Patterns that make a backtracking matcher exponential (`^(a+)+$`)
     /// and glibc's quadratic (`(a|aa)*b`), against 4 KiB messages: the
     /// status round trip measured behind them stays short. (Their cost per
