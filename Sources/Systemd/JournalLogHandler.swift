@@ -21,12 +21,14 @@ public struct JournalLogHandler: LogHandler {
     public var metadataProvider: Logger.MetadataProvider?
     private let identifier: String
     private let fieldPrefix: String
-    private let fallback: StreamLogHandler
+    private let fallback: any LogHandler
 
-    public init(label: String, identifier: String, fieldPrefix: String) {
+    /// `fallback` takes an entry the journal refused (by default, stderr as
+    /// swift-log writes it).
+    public init(label: String, identifier: String, fieldPrefix: String, fallback: (any LogHandler)? = nil) {
         self.identifier = identifier
         self.fieldPrefix = fieldPrefix
-        fallback = StreamLogHandler.standardError(label: label)
+        self.fallback = fallback ?? StreamLogHandler.standardError(label: label)
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {

@@ -131,8 +131,14 @@ struct LineWriter: ~Copyable {
         count += size + (first ? 3 : 4)
     }
 
-    /// A JSON string: `"`, `\\`, and the control characters and DEL escaped
-    /// (`\n`, `\r`, `\t`, else `\u00XX`), everything else as it is.
+    /// A JSON string: `"`, `\\`, the control characters and DEL escaped
+    /// (`\n`, `\r`, `\t`, else `\u00XX`), and so are the C1 controls
+    /// (U+0080 to U+009F) and the bidirectional marks, overrides and
+    /// isolates (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to
+    /// U+2069), as `\uXXXX`: JSON allows them raw, but `jq` or `cat` would
+    /// hand them to a terminal, where a C1 control starts an escape
+    /// sequence and an override reorders what follows (issue #38).
+    /// Everything else as it is.
     mutating func string(_ value: String) {
         byte(UInt8(ascii: "\""))
         var value = value
@@ -142,7 +148,10 @@ struct LineWriter: ~Copyable {
                 bytes(utf8)
                 return
             }
-            for byte in utf8 {
+            var index = 0
+            while index < utf8.count {
+                let byte = utf8[index]
+                index += 1
                 switch byte {
                 case UInt8(ascii: "\""): bytes(#"\""#)
                 case UInt8(ascii: "\\"): bytes(#"\\"#)
@@ -150,9 +159,18 @@ struct LineWriter: ~Copyable {
                 case 0x0D: bytes(#"\r"#)
                 case 0x09: bytes(#"\t"#)
                 case 0x00..<0x20, 0x7F:
-                    bytes(#"\u00"#)
-                    self.byte(Self.hexDigits.utf8Start[Int(byte >> 4)])
-                    self.byte(Self.hexDigits.utf8Start[Int(byte & 0x0F)])
+                    unicodeEscape(UInt32(byte))
+                case 0xC2, 0xD8, 0xE2:
+                    // Valid UTF-8 (a String's): the scalar's other bytes follow.
+                    let length = byte == 0xE2 ? 3 : 2
+                    var scalar = UInt32(byte & (length == 3 ? 0x0F : 0x1F))
+                    for continuation in utf8[index..<index + length - 1] { scalar = scalar << 6 | UInt32(continuation & 0x3F) }
+                    if Self.isHidden(scalar) {
+                        unicodeEscape(scalar)
+                    } else {
+                        bytes(UnsafeBufferPointer(rebasing: utf8[index - 1..<index + length - 1]))
+                    }
+                    index += length - 1
                 default:
                     self.byte(byte)
                 }
@@ -161,16 +179,37 @@ struct LineWriter: ~Copyable {
         byte(UInt8(ascii: "\""))
     }
 
+    /// The scalars past ASCII that `string` escapes.
     @inline(__always)
-    static func needsEscape(_ byte: UInt8) -> Bool {
-        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F
+    static func isHidden(_ scalar: UInt32) -> Bool {
+        switch scalar {
+        case 0x80...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
     }
 
-    /// Whether some byte needs an escape, looked for eight bytes at a time
-    /// (the scan was a third of writing a string): a word has a byte below
-    /// 0x20 when `(w - 0x20…) & ~w & 0x80…` is not zero, and a byte equal
-    /// to `c` when `w ^ c…` has a zero byte, found the same way. Both tests
-    /// are exact about whether there is one, which is all this asks.
+    /// `\uXXXX`, lower-case hex.
+    private mutating func unicodeEscape(_ scalar: UInt32) {
+        bytes(#"\u"#)
+        for shift in stride(from: 12, through: 0, by: -4) {
+            self.byte(Self.hexDigits.utf8Start[Int(scalar >> UInt32(shift) & 0x0F)])
+        }
+    }
+
+    @inline(__always)
+    static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F || byte == 0xC2 || byte == 0xD8
+            || byte == 0xE2
+    }
+
+    /// Whether some byte may need an escape, looked for eight bytes at a
+    /// time (the scan was a third of writing a string): a word has a byte
+    /// below 0x20 when `(w - 0x20…) & ~w & 0x80…` is not zero, and a byte
+    /// equal to `c` when `w ^ c…` has a zero byte, found the same way. Both
+    /// tests are exact about whether there is one. A lead byte of a scalar
+    /// that may be hidden (0xC2, 0xD8, 0xE2) sends the string to the byte
+    /// loop, which decides; text in other scripts (CJK leads with 0xE3 and
+    /// up) stays on the fast path.
     static func anyNeedsEscape(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = utf8.baseAddress else { return false }
         let ones: UInt64 = 0x0101_0101_0101_0101
@@ -179,9 +218,13 @@ struct LineWriter: ~Copyable {
         var offset = 0
         while offset + 8 <= utf8.count {
             let word = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
-            let hits =
+            var hits =
                 below(word, 0x20) | below(word ^ (ones &* 0x22), 1) | below(word ^ (ones &* 0x5C), 1)
                 | below(word ^ (ones &* 0x7F), 1)
+            // Only a word with a byte past ASCII can hold a lead byte.
+            if word & highs != 0 {
+                hits |= below(word ^ (ones &* 0xC2), 1) | below(word ^ (ones &* 0xD8), 1) | below(word ^ (ones &* 0xE2), 1)
+            }
             if hits != 0 { return true }
             offset += 8
         }

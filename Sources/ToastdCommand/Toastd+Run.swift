@@ -29,11 +29,12 @@ extension Toastd {
             logTarget == .journal || (logTarget == .auto && JournalLogHandler.stderrIsJournal(environment: environment))
         LoggingSystem.bootstrap { label in
             if journal {
-                var handler = JournalLogHandler(label: label, identifier: "toastd", fieldPrefix: "TOASTD_")
+                var handler = JournalLogHandler(
+                    label: label, identifier: "toastd", fieldPrefix: "TOASTD_", fallback: EscapingLogHandler(label: label))
                 handler.logLevel = level
                 return handler
             }
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = EscapingLogHandler(label: label)
             handler.logLevel = level
             return handler
         }

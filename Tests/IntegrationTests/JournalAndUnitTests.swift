@@ -37,6 +37,30 @@ struct JournalAndUnitTests {
         #expect(log.contains("role=failure"), "\(log)")
     }
 
+    /// A client-chosen source with a window-title sequence, OSC 52 into
+    /// the clipboard, a C1 CSI, a forged line and a bidi override: toastd's
+    /// log on stderr (a terminal, with `toastd &`) shows each escaped, and
+    /// the reply's JSON escapes the C1 control and the override too.
+    @Test func untrustedTextInTheLogIsEscaped() throws {
+        let daemon = try DaemonFixture(arguments: ["--log-level", "info", "--log-target", "stderr", "--ephemeral"])
+        let source = "x\u{1B}]0;pwned\u{7}\u{1B}]52;c;cm0gLXJmIH4=\u{7}\u{9B}31m\n2026-01-01T00:00:00+0000 error toastd: forged\u{202E}"
+        let client = try daemon.connect()
+        let reply = try client.request(["op": "add", "toast": ["message": "m", "source": .string(source)]])
+        #expect(reply["ok"] == true)
+        try client.sendLine(Array(#"{"op":"add","toast":{"message":"m","source":"\u009b\u202e"}}"#.utf8))
+        let raw = try client.readLine()
+        #expect(raw["ok"] == true)
+        daemon.process.terminate()
+        daemon.process.waitUntilExit()
+        let bytes = [UInt8](daemon.log.fileHandleForReading.readDataToEndOfFile())
+        let log = String(decoding: bytes, as: UTF8.self)
+        #expect(!bytes.contains(0x1B) && !bytes.contains(0x07), "raw escape sequences in the log")
+        #expect(!log.unicodeScalars.contains { (0x80...0x9F).contains($0.value) || $0.value == 0x202E }, "raw C1 or bidi in the log")
+        #expect(!log.contains("\nforged") && !log.split(separator: "\n").contains { $0.hasPrefix("2026-01-01") }, "a forged line: \(log)")
+        #expect(log.contains(#"x\u{1B}]0;pwned\u{7}"#), "\(log)")
+        #expect(log.contains(#"\u{9B}"#) && log.contains(#"\u{202E}"#), "\(log)")
+    }
+
     /// Once ready, toastd lets go of the code pages start-up touched
     /// (`CodePages`): the line says how much, and that it was more than nothing.
     @Test func onceReadyToastdLetsGoOfItsStartupCodePages() throws {

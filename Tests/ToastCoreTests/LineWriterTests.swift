@@ -59,6 +59,23 @@ struct LineWriterTests {
         #expect(Self.text { $0.string("") } == #""""#)
     }
 
+    /// C1 controls and bidirectional controls are escaped, so that `--json`
+    /// piped to a terminal cannot start an escape sequence (U+009B is CSI)
+    /// or reorder the line; their neighbours, and other text that shares
+    /// their lead bytes, are not.
+    @Test func hiddenControlsAreEscapedAndTheirNeighboursAreNot() throws {
+        let hidden: [UInt32] = [0x80, 0x85, 0x9B, 0x9F, 0x061C, 0x200E, 0x200F, 0x202A, 0x202E, 0x2066, 0x2069]
+        for scalar in hidden {
+            let text = "a" + String(Character(Unicode.Scalar(scalar)!)) + "b"
+            let expected = "\"a\\u" + String(repeating: "0", count: 4 - String(scalar, radix: 16).count) + String(scalar, radix: 16) + "b\""
+            #expect(Self.text { $0.string(text) } == expected)
+            // It reads back as the same text.
+            #expect(try JSONValue.parse(expected) == .string(text))
+        }
+        let kept = "\u{A0}\u{BF}\u{61B}\u{61D}\u{200D}\u{2010}\u{2019}\u{2026}\u{202F}\u{2065}\u{206A}€—日本語🍞"
+        #expect(Self.text { $0.string(kept) } == "\"" + kept + "\"")
+    }
+
     @Test(arguments: [
         (0.0, "0"), (3.0, "3"), (-2.0, "-2"), (0.1, "0.1"), (-0.5, "-0.5"), (1.5e15, "1500000000000000.0"), (1e20, "1e+20"),
         (.infinity, "null"), (.nan, "null"),
@@ -122,7 +139,7 @@ extension LineWriterTests {
     /// made of the bytes at the edges of every test it makes, at every
     /// length and alignment around a word.
     @Test func theWordScanFindsEveryByteThatNeedsAnEscape() {
-        let edges: [UInt8] = [0x00, 0x01, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7E, 0x7F, 0x80, 0x9F, 0xA2, 0xDC, 0xFF, 0x61]
+        let edges: [UInt8] = [0x00, 0x01, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7E, 0x7F, 0x80, 0x9F, 0xA2, 0xC1, 0xC2, 0xC3, 0xD7, 0xD8, 0xD9, 0xDC, 0xE1, 0xE2, 0xE3, 0xFF, 0x61]
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         func next() -> UInt64 {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
