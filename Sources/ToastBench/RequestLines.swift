@@ -11,6 +11,7 @@ enum RequestLine {
 
     static let subscribeLive = bytes(.subscribe(Request.Subscribe(snapshot: false)))
     static let status = bytes(.status)
+    static let list = bytes(.list(EventFilter()))
     static let clearAll = bytes(.command(.clear(ClearScope(force: true))))
 
     /// `line` with the first occurrence of `marker` replaced by `replacement`:

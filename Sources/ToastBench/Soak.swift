@@ -11,7 +11,8 @@ import Glibc
 /// `subscribers` subscribers read every event, `stalled` of them never
 /// read after subscribing; `hostile` clients send garbage, oversized lines,
 /// invalid UTF-8 and half lines, then vanish; `churners` connect and
-/// disconnect in a tight loop.
+/// disconnect in a tight loop; one client pipelines `listRequests` lists
+/// and never reads a reply (the review's memory attack, issue #38).
 ///
 /// Afterwards: toastd still answers `status` and shows a new toast at
 /// once; its peak RSS stayed under `rssLimitKiB`; its open descriptors
@@ -25,6 +26,9 @@ public struct Soak: Sendable {
     public var stalled = 5
     public var hostile = 8
     public var churners = 4
+    /// Lists pipelined by the client that never reads (28 KB of requests:
+    /// they fit the socket buffer, so writing them never blocks).
+    public var listRequests = 2_000
     public var rssLimitKiB = 256 * 1024
 
     public init(seconds: Double) { self.seconds = seconds }
@@ -67,6 +71,9 @@ public struct Soak: Sendable {
             try listener.write(RequestLine.subscribeLive)
             _ = try listener.readLine()
         }
+        // Replies toastd must not pile up: answered only as they are read.
+        let hoarder = try LineSocket(path: server.socket)
+        try hoarder.write(Array(repeating: RequestLine.list, count: listRequests).flatMap { $0 })
         let stalledListeners = Array(listeners[healthyCount...])
         let healthy = Array(listeners[..<healthyCount])
 
@@ -115,6 +122,7 @@ public struct Soak: Sendable {
             }
         }
         for listener in stalledListeners { listener.close() }
+        hoarder.close()
 
         let totals = counters.current
         report.acknowledged = acked.current.count

@@ -9,13 +9,11 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
 
     private let hub: ToastHub
     private let source: String
-    private let maxLineBytes: Int
     private var id: Int?
 
-    init(hub: ToastHub, source: String, maxLineBytes: Int) {
+    init(hub: ToastHub, source: String) {
         self.hub = hub
         self.source = source
-        self.maxLineBytes = maxLineBytes
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -33,12 +31,7 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard let id else { return }
-        switch unwrapInboundIn(data) {
-        case .line(let line):
-            hub.handle(line: line, from: id)
-        case .tooLong:
-            hub.rejectLongLine(from: id, maxLineBytes: maxLineBytes)
-        }
+        hub.receive(unwrapInboundIn(data), from: id)
     }
 
     /// The end of a read burst: the hub commits what it changed and writes.
@@ -49,12 +42,11 @@ final class ConnectionHandler: ChannelInboundHandler, @unchecked Sendable {
     /// A client that writes requests and does not read its replies is not
     /// read from while more than the write buffer's high mark waits for it
     /// (`ToastServer.writeBufferWaterMark`), and is read again once that has
-    /// drained to the low mark (PROTOCOL.md, 1.3): toastd holds a bounded
-    /// amount for each client, however fast it writes.
+    /// drained to the low mark (PROTOCOL.md, 1.3); requests already read
+    /// wait meanwhile (`RequestHold`): toastd holds a bounded amount for
+    /// each client, however fast it writes.
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        let writable = context.channel.isWritable
-        try? context.channel.syncOptions?.setOption(ChannelOptions.autoRead, value: writable)
-        if writable { context.read() }
+        if let id { hub.writabilityChanged(id, writable: context.channel.isWritable) }
         context.fireChannelWritabilityChanged()
     }
 

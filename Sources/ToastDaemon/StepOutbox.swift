@@ -63,6 +63,10 @@ struct StepOutbox {
         var isLast = true
         /// `bytes` and `lines` together, the unencoded lines as estimated.
         var size: Int
+        /// What this write counts toward its connection's unread replies
+        /// (`RequestHold`): its size as appended, estimates included, kept
+        /// through encoding so that what is counted in is counted out.
+        var owed = 0
 
         /// With every line written into `bytes`.
         func encoded() -> Write {
@@ -78,6 +82,10 @@ struct StepOutbox {
     private(set) var writes: [Write] = []
     /// Each connection's latest write in `writes`.
     private var latest: [Int: Int] = [:]
+    /// What the step's replies to each connection come to (the lines that
+    /// bypass the lag bound, estimates included): counted toward the
+    /// connection's unread replies while the step runs (`RequestHold`).
+    private(set) var owed: [Int: Int] = [:]
 
     /// The most a joined write holds: a subscriber's early-flush size.
     static let joinedBytes = SubscriberStateMachine.Limits(bufferBytes: 0).burstFlushBytes
@@ -120,8 +128,10 @@ struct StepOutbox {
     /// once unless lines wait to be encoded before it.
     mutating func append(_ line: consuming Line, to connection: Int) {
         let size = line.size
+        owed[connection, default: 0] += size
         if let index = latest[connection], writes[index].seq == nil, writes[index].size + size <= Self.joinedBytes {
             writes[index].size += size
+            writes[index].owed += size
             if case .bytes(let bytes) = line, writes[index].lines.isEmpty {
                 writes[index].bytes.writeBytes(bytes)
             } else {
@@ -137,7 +147,7 @@ struct StepOutbox {
         } else {
             lines = [line]
         }
-        add(Write(connection: connection, bytes: bytes, lines: lines, seq: nil, size: size))
+        add(Write(connection: connection, bytes: bytes, lines: lines, seq: nil, size: size, owed: size))
     }
 
     /// `writes` with every line encoded, in order: run once the step is

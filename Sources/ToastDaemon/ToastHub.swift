@@ -27,6 +27,8 @@ final class ToastHub: @unchecked Sendable {
         var resumeEvents: Int
         /// How many ended toasts are kept for `history`.
         var historySize: Int
+        /// The longest request line (`--max-line-bytes`), for `line_too_long`.
+        var maxLineBytes = DaemonOptions.defaults.maxLineBytes
     }
 
     let loop: any EventLoop
@@ -48,7 +50,7 @@ final class ToastHub: @unchecked Sendable {
     @exclusivity(unchecked)
     private var service: ToastService
     private let clock = DaemonClock()
-    private var connections: [Int: Connection] = [:]
+    private(set) var connections: [Int: Connection] = [:]
     private var nextConnectionID = 1
     private var timer: Scheduled<Void>?
     private(set) var isShuttingDown = false
@@ -67,7 +69,7 @@ final class ToastHub: @unchecked Sendable {
     var serviceManager = ServiceManagerHooks()
     /// The writes of the current step.
     @exclusivity(unchecked)
-    private var outbox = StepOutbox()
+    private(set) var outbox = StepOutbox()
     /// Hands the heap's free pages back once a burst is over (tests set a
     /// smaller threshold, and count the trims instead of trimming).
     var burstTrim = BurstTrim(thresholdBytes: ToastHub.burstTrimBytes)
@@ -240,6 +242,8 @@ final class ToastHub: @unchecked Sendable {
         /// once the channel says it holds none.
         @exclusivity(unchecked)
         private var channelMayHoldBytes = true
+        /// Its requests held back while its unread replies are at their bound.
+        var hold = RequestHold()
 
         init(id: Int, context: ChannelHandlerContext, limits: SubscriberStateMachine.Limits) {
             self.id = id
@@ -259,6 +263,12 @@ final class ToastHub: @unchecked Sendable {
         }
 
         func flush() { context.flush() }
+
+        /// Reads the socket (and at once, if `on`), or stops reading it.
+        func setReading(_ on: Bool) {
+            try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: on)
+            if on { context.read() }
+        }
 
         /// Writes a subscriber's event and flushes it: straight to the
         /// socket when swift-nio holds nothing for it (`buffered` asks the
@@ -424,6 +434,10 @@ final class ToastHub: @unchecked Sendable {
     /// everything it was answered (committed first) is written.
     func closeOnceAnswered(_ id: Int) {
         loop.preconditionInEventLoop()
+        if let connection = connections[id], connection.hold.isHolding {
+            connection.hold.closeWhenAnswered = true
+            return
+        }
         endStep()
         persistence.idle.whenComplete { [self] _ in
             guard let channel = connections[id]?.channel else { return }
@@ -437,6 +451,7 @@ final class ToastHub: @unchecked Sendable {
         loop.preconditionInEventLoop()
         steps &+= 1
         let writes = outbox.writes
+        for (id, bytes) in outbox.owed { connections[id]?.hold.owed += bytes }
         outbox = StepOutbox(reservingFor: connections.count)
         let outcomes = localOutcomes
         localOutcomes = []
@@ -446,11 +461,15 @@ final class ToastHub: @unchecked Sendable {
         persistence.endStep(service.scheduler, prepare: { StepOutbox.encoded(writes) }) { [self] writes in
             releasedSequence = max(releasedSequence, lastSequence)
             var bytes = 0
+            var heldBack = false
             for write in writes {
                 guard let connection = connections[write.connection] else { continue }
                 self.write(write.bytes, to: connection, seq: write.seq, isLast: write.isLast)
                 bytes += write.bytes.readableBytes
+                connection.hold.owed -= write.owed
+                heldBack = heldBack || connection.hold.isHolding
             }
+            if heldBack { loop.execute { [self] in answerHeldRequests() } }
             if burstTrim.wrote(bytes, steps: steps) { armBurstTrim() }
             for outcome in outcomes { outcome() }
             for event in events {

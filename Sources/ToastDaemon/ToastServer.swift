@@ -34,7 +34,7 @@ public final class ToastServer: @unchecked Sendable {
         let limits = ToastHub.Limits(
             maxConnections: options.maxConnections, subscriberBufferBytes: options.subscriberBufferBytes,
             lagTimeout: TimeAmount(options.subscriberLagTimeout), resumeEvents: options.resumeEvents,
-            historySize: options.historySize
+            historySize: options.historySize, maxLineBytes: options.maxLineBytes
         )
         hub = ToastHub(
             loop: group.next(), configuration: options.scheduler, limits: limits, logger: logger, storage: options.storage
@@ -164,7 +164,7 @@ public final class ToastServer: @unchecked Sendable {
                             ByteToMessageHandler(LineFramer(maxLineBytes: options.maxLineBytes))
                         )
                         try channel.pipeline.syncOperations.addHandler(
-                            ConnectionHandler(hub: hub, source: source, maxLineBytes: options.maxLineBytes)
+                            ConnectionHandler(hub: hub, source: source)
                         )
                     }
                 }

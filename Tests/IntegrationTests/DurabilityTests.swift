@@ -352,7 +352,7 @@ struct DurabilityTests {
         try FileManager.default.createDirectory(atPath: daemon.state, withIntermediateDirectories: true)
         try daemon.start(wrapper: [
             "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
-            #"mount -t tmpfs -o size=256k tmpfs "$0" && exec "$@""#, daemon.state,
+            #"mount -t tmpfs -o size=256k,mode=0700 tmpfs "$0" && exec "$@""#, daemon.state,
         ])
         #expect(try daemon.request(#"{"op":"status"}"#)["result"]?["persistence"] == "durable")
         let text = String(repeating: "x", count: 4_000)

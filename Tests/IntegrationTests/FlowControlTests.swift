@@ -99,4 +99,73 @@ struct FlowControlTests {
         while !reader.isFinished { usleep(10_000) }
         #expect(answered.withLock { $0 } == total)
     }
+
+    /// toastd's resident memory, from /proc.
+    static func residentKiB(_ pid: Int32) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
+    /// The review's attack: 10,000 toasts, and one connection that pipelines
+    /// 30 `list`s in 420 bytes (one read) and never reads. Flow control
+    /// stopped reading, but the 30 replies of 3 MB each were all produced:
+    /// toastd grew from 37 to 405 MiB. Now the requests after the bound
+    /// wait, and the growth stays near the bound (4 MiB of replies and one
+    /// reply). Once the client reads, every request is answered.
+    @Test func pipelinedListsToAClientThatDoesNotReadAreBounded() throws {
+        let daemon = try DaemonFixture(arguments: ["--ephemeral"])
+        let adder = try Self.connect(daemon.socket)
+        defer { close(adder) }
+        let text = String(repeating: "y", count: 200)
+        var batch: [UInt8] = []
+        for index in 0..<10_000 {
+            batch += Array(#"{"op":"add","toast":{"message":"\#(index) \#(text)","duration":"indefinite"}}"#.utf8) + [10]
+        }
+        // Written and read back in turns, so that the adder's own replies never pile up.
+        var sent = 0
+        var replies = 0
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while replies < 10_000 {
+            if sent < batch.count {
+                let count = batch[sent...].withUnsafeBytes { send(adder, $0.baseAddress, min($0.count, 1 << 16), Int32(MSG_NOSIGNAL)) }
+                if count > 0 { sent += count }
+            }
+            let got = buffer.withUnsafeMutableBytes { recv(adder, $0.baseAddress, $0.count, 0) }
+            if got > 0 { replies += buffer[..<got].count { $0 == 10 } } else { usleep(1_000) }
+        }
+        let pid = daemon.process.processIdentifier
+        let before = Self.residentKiB(pid)
+
+        let fd = try Self.connect(daemon.socket)
+        defer { close(fd) }
+        let lists = Array(repeating: Array(#"{"op":"list"}"#.utf8) + [10], count: 30).flatMap { $0 }
+        #expect(lists.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == lists.count)
+        var peak = before
+        for _ in 0..<30 {
+            usleep(100_000)
+            peak = max(peak, Self.residentKiB(pid))
+        }
+        let grownMiB = (peak - before) / 1_024
+        // A reply is about 3.3 MB; the bound is 4 MiB of them unread, plus
+        // what the kernel's socket buffer took. Unbounded, this was 360 MiB.
+        #expect(grownMiB < 40, "toastd grew by \(grownMiB) MiB for a client that reads nothing")
+        // Others are served meanwhile.
+        #expect(try daemon.connect().request(["op": "status"], timeout: 5_000)["ok"] == true)
+
+        // Once it reads, all 30 are answered, in full.
+        var answered = 0
+        var idle = 0
+        while answered < 30, idle < 400 {
+            let got = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if got > 0 {
+                answered += buffer[..<got].count { $0 == 10 }
+                idle = 0
+            } else {
+                idle += 1
+                usleep(25_000)
+            }
+        }
+        #expect(answered == 30)
+    }
 }

@@ -45,7 +45,7 @@ struct HubChannelTests {
         static func handlers(for hub: ToastHub) -> [any ChannelHandler] {
             [
                 ByteToMessageHandler(LineFramer(maxLineBytes: maxLineBytes)),
-                ConnectionHandler(hub: hub, source: "test", maxLineBytes: maxLineBytes),
+                ConnectionHandler(hub: hub, source: "test"),
             ]
         }
 

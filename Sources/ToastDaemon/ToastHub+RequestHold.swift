@@ -1,0 +1,63 @@
+import NIOCore
+
+/// Requests answered as the client reads its replies (`RequestHold`).
+extension ToastHub {
+    /// A framed line from a connection: answered now, or held while the
+    /// connection's unread replies are at their bound.
+    func receive(_ line: FramedLine, from id: Int) {
+        loop.preconditionInEventLoop()
+        guard let connection = connections[id] else { return }
+        let decision = connection.hold.read(
+            line, stepOwed: outbox.owed[id] ?? 0, buffered: bufferedBytes(connection.channel), writable: connection.channel.isWritable
+        )
+        switch decision {
+        case .answer: answer(line, from: id)
+        case .hold: connection.setReading(false)
+        }
+    }
+
+    private func answer(_ line: FramedLine, from id: Int) {
+        switch line {
+        case .line(let bytes): handle(line: bytes, from: id)
+        case .tooLong: rejectLongLine(from: id, maxLineBytes: limits.maxLineBytes)
+        }
+    }
+
+    /// The channel's writability changed: reading follows it, and held
+    /// requests are answered once it is writable again.
+    func writabilityChanged(_ id: Int, writable: Bool) {
+        loop.preconditionInEventLoop()
+        guard let connection = connections[id] else { return }
+        if !writable {
+            connection.setReading(false)
+        } else if connection.hold.isHolding {
+            answerHeldRequests()
+        } else {
+            connection.setReading(true)
+        }
+    }
+
+    /// Answers every connection's held requests while its bound allows; a
+    /// connection whose requests are all answered is read again (or
+    /// closed, if its client had closed its side meanwhile).
+    func answerHeldRequests() {
+        loop.preconditionInEventLoop()
+        var answered = false
+        for (id, connection) in connections where connection.hold.isHolding {
+            while let line = connection.hold.next(
+                stepOwed: outbox.owed[id] ?? 0, buffered: bufferedBytes(connection.channel), writable: connection.channel.isWritable
+            ) {
+                answer(line, from: id)
+                answered = true
+            }
+            guard !connection.hold.isHolding else { continue }
+            if connection.hold.closeWhenAnswered {
+                connection.hold.closeWhenAnswered = false
+                closeOnceAnswered(id)
+            } else {
+                connection.setReading(true)
+            }
+        }
+        if answered { endStep() }
+    }
+}
