@@ -39,9 +39,17 @@ extension Toastctl {
                 scene: scene ?? Toast.defaultScene, reuseID: reuseID, progress: .indeterminate, dismissible: false,
                 invalidation: [.presentationDismissed]
             )
-            // The HUD is a courtesy: if toastd is down, the command still runs.
+            // The HUD is a courtesy: if toastd is down, or the server on the
+            // socket is not to be trusted, the command still runs, and
+            // stderr says once why there is no HUD.
             let source = "toastctl-run[\(getpid())]"
-            let connection = try? ToastConnection(path: client.socketPath)
+            let connection: ToastConnection?
+            do {
+                connection = try ToastConnection(path: client.socketPath)
+            } catch {
+                printError("toastctl: no HUD (\(error)); running the command anyway")
+                connection = nil
+            }
             func send(_ request: Request) -> Bool {
                 let reply = try? connection?.request(WireEncoder.request(request), timeout: 2_000)
                 return reply.map { (try? WireDecoder.reply($0).get()) != nil } ?? false

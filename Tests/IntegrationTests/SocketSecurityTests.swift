@@ -125,6 +125,16 @@ struct SocketSecurityTests {
             #expect(outcome.stderr.contains(socket), "\(tool) \(arguments): \(outcome.stderr)")
             #expect(outcome.stderr.contains("uid \(impostor)"), "\(tool) \(arguments): \(outcome.stderr)")
         }
+        // `toastctl run` still runs the command (its status is the
+        // command's), and says once on stderr why it shows no HUD.
+        let marker = binaries.appending(path: "ran").path
+        let run = try DaemonFixture.run(
+            "/usr/bin/timeout", ["10", binaries.appending(path: "toastctl").path, "run", "--", "/bin/sh", "-c", "touch \(marker); exit 3"],
+            environment: environment
+        )
+        #expect(run.status == 3, "\(run.stderr)")
+        #expect(FileManager.default.fileExists(atPath: marker), "the command did not run")
+        #expect(run.stderr.components(separatedBy: "no HUD").count == 2 && run.stderr.contains("uid \(impostor)"), "\(run.stderr)")
         // The library refuses before it sends a byte.
         #expect(throws: ToastConnection.Failure.self) { try ToastConnection(path: socket) }
     }
