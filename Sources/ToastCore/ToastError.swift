@@ -24,6 +24,8 @@ public struct ToastError: Error, Sendable, Hashable, CustomStringConvertible {
         case tooManyConnections = "too_many_connections"
         case forbidden = "forbidden"
         case shuttingDown = "shutting_down"
+        /// A connection sent no line within its first seconds; it is closed.
+        case idleTimeout = "idle_timeout"
         /// `reload`: the configuration file was refused; the old one stays.
         case invalidConfig = "invalid_config"
     }

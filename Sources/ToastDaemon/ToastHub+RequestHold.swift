@@ -7,6 +7,7 @@ extension ToastHub {
     func receive(_ line: FramedLine, from id: Int) {
         loop.preconditionInEventLoop()
         guard let connection = connections[id] else { return }
+        noteSpoken(connection)
         let decision = connection.hold.read(
             line, stepOwed: outbox.owed[id] ?? 0, buffered: bufferedBytes(connection.channel), writable: connection.channel.isWritable
         )
@@ -17,6 +18,7 @@ extension ToastHub {
     }
 
     private func answer(_ line: FramedLine, from id: Int) {
+        guard let connection = connections[id], admits(line, on: connection) else { return }
         switch line {
         case .line(let bytes): handle(line: bytes, from: id)
         case .tooLong: rejectLongLine(from: id, maxLineBytes: limits.maxLineBytes)

@@ -244,6 +244,10 @@ final class ToastHub: @unchecked Sendable {
         private var channelMayHoldBytes = true
         /// Its requests held back while its unread replies are at their bound.
         var hold = RequestHold()
+        /// Whether it is a spare connection, and whether it has said anything.
+        var admission = Admission(kind: .regular)
+        /// Closes it if it sends no line in time.
+        var firstLineTimer: Scheduled<Void>?
 
         init(id: Int, context: ChannelHandlerContext, limits: SubscriberStateMachine.Limits) {
             self.id = id
@@ -299,20 +303,25 @@ final class ToastHub: @unchecked Sendable {
 
     // MARK: - Connections
 
-    /// Registers a connection, or returns nil when the daemon serves its limit.
+    /// Registers a connection, or returns nil when the daemon serves its
+    /// limit and its spare connections (`Admission`).
     func register(_ context: ChannelHandlerContext, source: String) -> Int? {
         loop.preconditionInEventLoop()
-        guard connections.count < limits.maxConnections, !isShuttingDown else { return nil }
+        guard !isShuttingDown, let kind = Admission.admit(open: connections.count, limit: limits.maxConnections) else { return nil }
         let id = nextConnectionID
         nextConnectionID += 1
-        connections[id] = Connection(id: id, context: context, limits: SubscriberStateMachine.Limits(bufferBytes: limits.subscriberBufferBytes))
+        let connection = Connection(id: id, context: context, limits: SubscriberStateMachine.Limits(bufferBytes: limits.subscriberBufferBytes))
+        connection.admission = Admission(kind: kind)
+        connections[id] = connection
         service.connect(id, source: source)
+        armFirstLineTimer(connection)
         return id
     }
 
     func unregister(_ id: Int) {
         loop.preconditionInEventLoop()
-        guard connections.removeValue(forKey: id) != nil else { return }
+        guard let removed = connections.removeValue(forKey: id) else { return }
+        removed.firstLineTimer?.cancel()
         let bound = service.boundSource(of: id)
         // At shutdown a bound source is not ended here: it stays recorded as
         // bound, and the next start ends it (`start(endingSources:)`).
@@ -554,7 +563,7 @@ final class ToastHub: @unchecked Sendable {
     /// Queues a line for the end of the step, one that bypasses the lag
     /// bound (a reply, a notice, an adder's own event); a subscriber's
     /// events go in `apply`, with their sequence numbers.
-    private func send(_ line: [UInt8], to connection: Connection) {
+    func send(_ line: [UInt8], to connection: Connection) {
         outbox.append(line: line, to: connection.id)
     }
 

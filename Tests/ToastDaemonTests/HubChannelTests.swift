@@ -214,9 +214,45 @@ struct HubChannelTests {
         #expect(try Harness.lines(client).last?["ok"] == true)
     }
 
+    /// Past the limit, a few spare connections take what a person needs
+    /// to take back control (status, dismiss, pause...), and nothing else;
+    /// past those, a connection is refused with one line.
+    @Test func spareConnectionsTakeOnlyWhatAPersonNeeds() throws {
+        let harness = try Harness(maxConnections: 1)
+        let regular = try harness.connect()
+        try harness.send(Self.adds(1), on: regular)
+        #expect(try Harness.lines(regular).first?["ok"] == true)
+        let spare = try harness.connect()
+        try harness.send([.status, .command(.add(Toast(message: "more"))), .command(.dismiss(.id(1)))], on: spare)
+        let lines = try Harness.lines(spare)
+        #expect(lines.count == 3)
+        #expect(lines.first?["ok"] == true)
+        #expect(lines.dropFirst().first?["error"]?["code"] == "too_many_connections")
+        #expect(lines.last?["ok"] == true, "dismiss gets through: \(lines.last?.serialized ?? "")")
+        #expect(spare.isActive)
+    }
+
+    /// A connection that says nothing is closed after its first seconds;
+    /// one that spoke (a subscriber waiting for events) is not.
+    @Test func aConnectionThatSaysNothingIsClosed() throws {
+        let harness = try Harness()
+        let silent = try harness.connect()
+        let watcher = try harness.connect()
+        try harness.send([.subscribe(Request.Subscribe(snapshot: false))], on: watcher)
+        _ = try Harness.lines(watcher)
+        harness.loop.advanceTime(by: Admission.firstLineTimeout - .milliseconds(1))
+        #expect(silent.isActive)
+        harness.loop.advanceTime(by: .milliseconds(1))
+        #expect(try Harness.lines(silent).first?["error"]?["code"] == "idle_timeout")
+        #expect(!silent.isActive)
+        harness.loop.advanceTime(by: .seconds(60))
+        #expect(watcher.isActive)
+    }
+
     @Test func aConnectionOverTheLimitIsRefusedWithOneLine() throws {
         let harness = try Harness(maxConnections: 1)
         _ = try harness.connect()
+        for _ in 0..<Admission.spares { _ = try harness.connect() }
         let refused = try harness.connect()
         harness.loop.run()
         let lines = try Harness.lines(refused)
