@@ -14,6 +14,16 @@ public struct EventRouter: Sendable {
         /// Subscriber deliveries may be dropped for a lagging reader; origin
         /// deliveries (the adder's end event) never are.
         public var asSubscriber: Bool
+        /// A subscriber delivery that is also the connection's own (it added
+        /// or updated the toast): if the subscriber is behind, it must still
+        /// learn of it (PROTOCOL.md 6.3), so the daemon keeps it apart.
+        public var isOwn = false
+
+        public init(connection: ConnectionID, asSubscriber: Bool, isOwn: Bool = false) {
+            self.connection = connection
+            self.asSubscriber = asSubscriber
+            self.isOwn = isOwn
+        }
     }
 
     private var open: Set<ConnectionID> = []
@@ -145,7 +155,9 @@ public struct EventRouter: Sendable {
             let subscribed = deliveries.count
             guard let adders = event.isEnd ? origins.removeValue(forKey: record.id) : origins[record.id] else { break }
             adders.forEach { connection in
-                if open.contains(connection), !deliveries[..<subscribed].contains(where: { $0.connection == connection }) {
+                if let index = deliveries[..<subscribed].firstIndex(where: { $0.connection == connection }) {
+                    deliveries[index].isOwn = true
+                } else if open.contains(connection) {
                     deliveries.append(Delivery(connection: connection, asSubscriber: false))
                 }
                 // In place; never an entry for a connection that has none.

@@ -63,6 +63,9 @@ struct StepOutbox {
         var isLast = true
         /// `bytes` and `lines` together, the unencoded lines as estimated.
         var size: Int
+        /// A subscriber's event that is also the connection's own: kept if
+        /// the subscriber is behind and it is not written.
+        var isOwn = false
         /// What this write counts toward its connection's unread replies
         /// (`RequestHold`): its size as appended, estimates included, kept
         /// through encoding so that what is counted in is counted out.
@@ -106,9 +109,10 @@ struct StepOutbox {
         latest.reserveCapacity(connections)
     }
 
-    /// A subscriber's event (`seq`), or bytes already in a buffer.
-    mutating func append(_ bytes: ByteBuffer, to connection: Int, seq: UInt64?) {
-        add(Write(connection: connection, bytes: bytes, seq: seq, size: bytes.readableBytes))
+    /// A subscriber's event (`seq`), or bytes already in a buffer; `isOwn`
+    /// for a subscriber's event that is also its own (`EventRouter.Delivery`).
+    mutating func append(_ bytes: ByteBuffer, to connection: Int, seq: UInt64?, isOwn: Bool = false) {
+        add(Write(connection: connection, bytes: bytes, seq: seq, size: bytes.readableBytes, isOwn: isOwn))
     }
 
     /// A new write, now its connection's last.

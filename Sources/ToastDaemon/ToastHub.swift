@@ -242,6 +242,11 @@ final class ToastHub: @unchecked Sendable {
         /// once the channel says it holds none.
         @exclusivity(unchecked)
         private var channelMayHoldBytes = true
+        /// Its own events (`EventRouter.Delivery.isOwn`) not written while
+        /// it was behind as a subscriber: given with the catch-up, or after
+        /// `lagged` when the backlog no longer holds them. At most a few per
+        /// toast it added, and only while it is behind.
+        var missedOwn: [(seq: UInt64, line: ByteBuffer)] = []
         /// Its requests held back while its unread replies are at their bound.
         var hold = RequestHold()
         /// Whether it is a spare connection, and whether it has said anything.
@@ -473,7 +478,7 @@ final class ToastHub: @unchecked Sendable {
             var heldBack = false
             for write in writes {
                 guard let connection = connections[write.connection] else { continue }
-                self.write(write.bytes, to: connection, seq: write.seq, isLast: write.isLast)
+                self.write(write.bytes, to: connection, seq: write.seq, isLast: write.isLast, isOwn: write.isOwn)
                 bytes += write.bytes.readableBytes
                 connection.hold.owed -= write.owed
                 heldBack = heldBack || connection.hold.isHolding
@@ -538,7 +543,7 @@ final class ToastHub: @unchecked Sendable {
                     continue
                 }
                 if shared == nil { shared = ByteBuffer(bytes: publication.line) }
-                outbox.append(shared!, to: delivery.connection, seq: publication.event.seq)
+                outbox.append(shared!, to: delivery.connection, seq: publication.event.seq, isOwn: delivery.isOwn)
             }
         }
         for run in service.takeRuns() { runner.run(run) }
@@ -571,7 +576,9 @@ final class ToastHub: @unchecked Sendable {
     /// event that does not fit its buffer is not written, and the subscriber
     /// catches up from the backlog later (`SubscriberStateMachine`).
     /// `isLast`: the connection's last write of the step, flushed with it.
-    private func write(_ bytes: ByteBuffer, to connection: Connection, seq: UInt64?, isLast: Bool) {
+    /// `isOwn`: a subscriber's event that is also its own (`EventRouter.Delivery`),
+    /// kept apart when it is not written (`Connection.missedOwn`).
+    private func write(_ bytes: ByteBuffer, to connection: Connection, seq: UInt64?, isLast: Bool, isOwn: Bool = false) {
         let action = connection.output.send(bytes: bytes.readableBytes, seq: seq, buffered: { bufferedBytes(connection.channel) })
         if isLast { connection.output.flushed() }
         switch action {
@@ -582,8 +589,10 @@ final class ToastHub: @unchecked Sendable {
                 connection.write(bytes, flush: burst || isLast)
             }
         case .skip:
+            if isOwn, let seq { connection.missedOwn.append((seq, bytes)) }
             if isLast { connection.flush() }
         case .fallBehind:
+            if isOwn, let seq { connection.missedOwn.append((seq, bytes)) }
             logger.notice("subscriber fell behind; it catches up from the backlog", metadata: ["connection": "\(connection.id)"])
             armLagTimer(connection)
             watchDrain(of: connection)
@@ -643,6 +652,8 @@ final class ToastHub: @unchecked Sendable {
         switch connection.output.replay(offered, released: releasedSequence, buffered: { bufferedBytes(connection.channel) }) {
         case .write(let count, let live):
             for entry in missed?.prefix(count) ?? [] { connection.write(ByteBuffer(bytes: entry.line), flush: false) }
+            // Its own events among them were given with the rest.
+            if let last = missed?.prefix(count).last?.seq { connection.missedOwn.removeAll { $0.seq <= last } }
             if !live { watchDrain(of: connection) }
             connection.flush()
         case .resync(let dropped):
@@ -657,6 +668,11 @@ final class ToastHub: @unchecked Sendable {
         let pending = outbox
         outbox = StepOutbox()
         send(WireEncoder.line(notice), to: connection)
+        // The connection's own events of the gap (how its toasts ended),
+        // which 6.3 never drops: after `lagged`, before the snapshot whose
+        // seq follows theirs.
+        for own in connection.missedOwn { send(Array(own.line.readableBytesView), to: connection) }
+        connection.missedOwn = []
         sendSnapshot(to: connection)
         endStep()
         outbox = pending

@@ -74,6 +74,8 @@ struct EventRouterTests {
         let deliveries = router.route(Self.ended(7, seq: 1))
         #expect(deliveries.map(\.connection) == [2, 1])
         #expect(deliveries.map(\.asSubscriber) == [true, false])
+        // ...and that delivery is marked its own, so that lag never drops it (6.3).
+        #expect(deliveries.map(\.isOwn) == [true, false])
     }
 
     /// Subscribers hear an event in connection order, whatever order they

@@ -14,21 +14,22 @@ struct HubChannelTests {
     final class Harness {
         let loop = EmbeddedEventLoop()
         let hub: ToastHub
-        static let maxLineBytes = 1_024
+        static let maxLineBytes = 8_192
 
-        init(bufferBytes: Int = 1 << 20, lagTimeout: TimeAmount = .seconds(10), maxConnections: Int = 8) throws {
-            hub = Self.hub(on: loop, bufferBytes: bufferBytes, lagTimeout: lagTimeout, maxConnections: maxConnections)
+        init(bufferBytes: Int = 1 << 20, lagTimeout: TimeAmount = .seconds(10), maxConnections: Int = 8, resumeEvents: Int = 1_000) throws {
+            hub = Self.hub(on: loop, bufferBytes: bufferBytes, lagTimeout: lagTimeout, maxConnections: maxConnections, resumeEvents: resumeEvents)
             Self.start(hub)
             loop.run()
         }
 
         /// A hub on `loop`, not yet started (`start(_:)`, on its loop).
         static func hub(
-            on loop: any EventLoop, bufferBytes: Int = 1 << 20, lagTimeout: TimeAmount = .seconds(10), maxConnections: Int = 8
+            on loop: any EventLoop, bufferBytes: Int = 1 << 20, lagTimeout: TimeAmount = .seconds(10), maxConnections: Int = 8,
+            resumeEvents: Int = 1_000
         ) -> ToastHub {
             let limits = ToastHub.Limits(
                 maxConnections: maxConnections, subscriberBufferBytes: bufferBytes, lagTimeout: lagTimeout,
-                resumeEvents: 1_000, historySize: 10
+                resumeEvents: resumeEvents, historySize: 10, maxLineBytes: maxLineBytes
             )
             var logger = Logger(label: "test")
             logger.logLevel = .warning
@@ -277,7 +278,9 @@ struct HubChannelTests {
         try client.writeInbound(ByteBuffer(string: String(repeating: "x", count: Harness.maxLineBytes + 10) + "\n"))
         client.pipeline.fireChannelReadComplete()
         harness.loop.run()
-        #expect(try Harness.lines(client).first?["error"]?["code"] == "line_too_long")
+        let refusal = try Harness.lines(client).first
+        #expect(refusal?["error"]?["code"] == "line_too_long")
+        #expect(refusal?["error"]?["message"]?.stringValue?.contains("\(Harness.maxLineBytes) bytes") == true, "the limit named is the one in force")
         try harness.send([.status], on: client)
         #expect(try Harness.lines(client).first?["ok"] == true)
     }
@@ -322,6 +325,82 @@ struct HubChannelTests {
 }
 
 /// Set from a callback on the embedded loop, which runs on the test's thread.
+extension HubChannelTests {
+    /// The stranger's finding (issue #38): a subscriber that added a toast
+    /// and then fell so far behind that it got `lagged` never learned how
+    /// that toast ended, though 6.3 says the adder's events are never
+    /// dropped for lag. Now they follow `lagged`, before the snapshot.
+    @Test func aLaggingAdderStillLearnsHowItsToastEnded() throws {
+        let harness = try Harness(bufferBytes: 65_536, resumeEvents: 50)
+        let valve = ValveWriter()
+        let adder = try harness.connect([valve])
+        let measure = harness.hub.bufferedBytes
+        harness.hub.bufferedBytes = { $0 === adder ? valve.heldBytes : measure($0) }
+        try harness.send(
+            [.subscribe(Request.Subscribe(snapshot: false)), .command(.add(Toast(message: "mine", duration: .indefinite, scene: "x")))],
+            on: adder
+        )
+        let other = try harness.connect()
+        let big = String(repeating: "b", count: 2_000)
+        func churn(from first: Int) throws {
+            for index in 0..<300 {
+                let id = ToastID(first + index)
+                try harness.send([.command(.add(Toast(message: "\(id) \(big)", duration: .indefinite))), .command(.remove(.id(id)))], on: other)
+            }
+        }
+        try churn(from: 2)
+        try harness.send([.command(.remove(.id(1)))], on: other)
+        try churn(from: 302)
+        _ = try Harness.lines(other)
+        valve.open()
+        harness.loop.run()
+        var lines: [JSONValue] = []
+        for _ in 0..<100 {
+            lines += try Harness.lines(adder)
+            harness.loop.run()
+        }
+        let names = lines.map { $0["event"]?.stringValue ?? ($0["ok"] != nil ? "reply" : "?") }
+        let lagged = try #require(names.firstIndex(of: "lagged"), "\(names.prefix(20))")
+        let snapshot = try #require(names.firstIndex(of: "snapshot"))
+        let mine = lines.indices.filter { lines[$0]["event"] == "dismissed" && lines[$0]["toast"]?["id"] == 1 }
+        #expect(mine.count == 1, "the adder learns once how its toast ended: \(names.count) lines")
+        #expect(mine.first.map { $0 > lagged && $0 < snapshot } == true, "after lagged, before the snapshot")
+        #expect(lines[mine[0]]["reason"] == "removed")
+    }
+}
+
+/// A socket whose peer reads nothing until `open`: writes are held, then
+/// let through and completed in order.
+final class ValveWriter: ChannelOutboundHandler, @unchecked Sendable {
+    typealias OutboundIn = ByteBuffer
+    private var held: [(NIOAny, EventLoopPromise<Void>?)] = []
+    private var context: ChannelHandlerContext?
+    private var isOpen = false
+    private(set) var heldBytes = 0
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if isOpen { return context.write(data, promise: promise) }
+        held.append((data, promise))
+        heldBytes += unwrapOutboundIn(data).readableBytes
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        if isOpen { context.flush() }
+    }
+
+    func open() {
+        guard let context else { return }
+        isOpen = true
+        let writes = held
+        held = []
+        heldBytes = 0
+        for (data, promise) in writes { context.write(data, promise: promise) }
+        context.flush()
+    }
+}
+
 final class Flag: @unchecked Sendable {
     var raised = false
 }
