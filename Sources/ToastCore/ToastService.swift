@@ -419,6 +419,9 @@ public struct ToastService: Sendable {
     /// The source a connection bound with `hello`, if any.
     public func boundSource(of connection: EventRouter.ConnectionID) -> String? { peers[connection]?.bound }
 
+    /// The sources bound to open connections now.
+    public var boundSources: [String] { peers.values.compactMap(\.bound).sorted() }
+
     /// One event, encoded once, and the connections that receive it.
     public struct Publication: Sendable {
         public var event: ToastEvent

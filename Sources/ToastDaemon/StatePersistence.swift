@@ -24,7 +24,10 @@ import ToastStore
 ///
 /// When the store fails (a full disk, a directory turned read-only), toastd
 /// does not stop: it logs once, reports `degraded` with the reason, and
-/// serves from memory from then on.
+/// serves from memory. It tries the store again on a back-off (1 s, then
+/// doubling up to `maxRecoveryDelay`): it writes the whole state it serves
+/// (`fullState`) over the file in one transaction, and once that succeeds it
+/// is durable again, logs so, and carries on with the changes made since.
 ///
 /// Confined to the hub's event loop, like the hub.
 final class StatePersistence: @unchecked Sendable {
@@ -64,6 +67,19 @@ final class StatePersistence: @unchecked Sendable {
         whenQuiet: .init(commits: 64, rows: 1_024), atOnce: .init(commits: 256, rows: 4_096), quiet: .milliseconds(250)
     )
     private var isShutDown = false
+    /// The store that failed, tried again on a back-off (`recover`).
+    private var failedStore: ToastStore?
+    private var recoveryDelay = StatePersistence.firstRecoveryDelay
+    /// A recovery attempt runs: changes made meanwhile are noted, to be
+    /// committed after it if it succeeds.
+    private var recovering = false
+    static let firstRecoveryDelay = TimeAmount.seconds(1)
+    static let maxRecoveryDelay = TimeAmount.seconds(60)
+    /// What the daemon holds now, written whole when the store is tried again.
+    var fullState: (() -> ToastStore.FullState)?
+    /// Called once the store works again: the hub ends a step, so that
+    /// what changed during the attempt is committed at once.
+    var onRecovered: (() -> Void)?
     /// The largest step journaled on the loop, in changes (about as many
     /// as its rows).
     static let inlineChanges = 16
@@ -105,15 +121,15 @@ final class StatePersistence: @unchecked Sendable {
     }
 
     func note(_ event: ToastEvent) {
-        if store != nil { batch.note(event) }
+        if store != nil || recovering { batch.note(event) }
     }
 
     func note(_ change: ToastService.HistoryChange) {
-        if store != nil { batch.note(change) }
+        if store != nil || recovering { batch.note(change) }
     }
 
     func bind(_ source: String, _ bound: Bool) {
-        if store != nil { batch.bind(source, bound) }
+        if store != nil || recovering { batch.bind(source, bound) }
     }
 
     /// Ends a step: makes what it changed durable, then runs `prepare`
@@ -253,10 +269,48 @@ final class StatePersistence: @unchecked Sendable {
     var idle: EventLoopFuture<Void> { released }
 
     private func degrade(_ reason: String) {
-        guard store != nil else { return }
+        guard let failed = store else { return }
         store = nil
+        failedStore = failed
+        batch = ToastStore.Batch()
+        unapplied = ToastStore.Batch()
+        unappliedSteps = 0
         mode = .degraded(reason)
         logger.error("persistence degraded: toastd keeps serving from memory", metadata: ["reason": "\(reason)"])
+        armRecovery()
+    }
+
+    private func armRecovery() {
+        guard !isShutDown, failedStore != nil else { return }
+        let delay = recoveryDelay
+        recoveryDelay = min(recoveryDelay * 2, Self.maxRecoveryDelay)
+        loop.scheduleTask(in: delay) { [self] in recover() }
+    }
+
+    /// Writes the whole state over the failed store, on the commit thread;
+    /// durable again if that works, else tried again later.
+    private func recover() {
+        guard !isShutDown, let failed = failedStore, let thread, let state = fullState?() else { return }
+        recovering = true
+        batch = ToastStore.Batch()
+        let attempt = thread.runIfActive(eventLoop: loop) { try failed.replaceAll(state) }
+        lastJob = attempt.recover { _ in }
+        attempt.whenComplete { [self] result in
+            recovering = false
+            switch result {
+            case .success:
+                guard !isShutDown else { return }
+                store = failed
+                failedStore = nil
+                recoveryDelay = Self.firstRecoveryDelay
+                mode = .durable
+                logger.notice("persistence recovered: the state is durable again", metadata: ["toasts": "\(state.records.count)"])
+                onRecovered?()
+            case .failure:
+                batch = ToastStore.Batch()
+                armRecovery()
+            }
+        }
     }
 
     /// Puts the journaled steps in the database and empties the journal,

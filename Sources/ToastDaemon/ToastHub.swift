@@ -2,6 +2,7 @@ import Dispatch
 import Logging
 import NIOCore
 import ToastCore
+import ToastStore
 
 /// The daemon's state: the scheduler, the connections, the subscriptions
 /// and the timer. It lives on one event loop and is touched only from it,
@@ -123,6 +124,15 @@ final class ToastHub: @unchecked Sendable {
         persistence = StatePersistence(storage: storage, loop: loop, logger: logger)
         releasedSequence = service.scheduler.lastSequence
         runner = RuleCommandRunner(logger: logger)
+        persistence.fullState = { [unowned self] in
+            let scheduler = service.scheduler
+            return ToastStore.FullState(
+                records: scheduler.state.records, history: Array(service.history.all), boundSources: service.boundSources,
+                nextID: scheduler.nextToastID, lastSequence: scheduler.lastSequence, pausedLevel: scheduler.pausedLevel,
+                modes: scheduler.modes
+            )
+        }
+        persistence.onRecovered = { [unowned self] in endStep() }
     }
 
     // MARK: - Configuration

@@ -468,6 +468,54 @@ public final class ToastStore: @unchecked Sendable {
         historyRows.withLock { $0 = rows }
     }
 
+    /// Everything a daemon holds, for `replaceAll`.
+    public struct FullState: Sendable {
+        public var records: [ToastRecord]
+        public var history: [ToastHistory.Entry]
+        public var boundSources: [String]
+        public var nextID: ToastID
+        public var lastSequence: UInt64
+        public var pausedLevel: Int
+        public var modes: [String]
+
+        public init(
+            records: [ToastRecord], history: [ToastHistory.Entry], boundSources: [String], nextID: ToastID, lastSequence: UInt64,
+            pausedLevel: Int, modes: [String]
+        ) {
+            self.records = records
+            self.history = history
+            self.boundSources = boundSources
+            self.nextID = nextID
+            self.lastSequence = lastSequence
+            self.pausedLevel = pausedLevel
+            self.modes = modes
+        }
+    }
+
+    /// Makes the file hold exactly `state`, in one transaction, and empties
+    /// the journal: how a daemon whose store failed (a full disk) puts
+    /// everything it served from memory back once the store works again.
+    public func replaceAll(_ state: FullState) throws {
+        var rows = Batch.Rows()
+        for record in state.records { rows.upserts[record.id] = record }
+        rows.ended = state.history
+        for source in state.boundSources { rows.bound[source] = true }
+        let counters = Counters(
+            nextID: state.nextID, lastSequence: state.lastSequence, pausedLevel: state.pausedLevel, modes: state.modes,
+            journaled: journal.lastNumber
+        )
+        var historyRows = 0
+        try database.writeWithoutTransaction { db in
+            try Self.transaction(db) {
+                try db.execute(sql: "DELETE FROM toast; DELETE FROM history; DELETE FROM bound_source")
+                try write(rows, counters: counters, over: nil, historyRows: &historyRows, db)
+            }
+        }
+        writtenCounters.withLock { $0 = counters }
+        self.historyRows.withLock { $0 = historyRows }
+        for index in StepJournal.fileNames.indices { try journal.empty(index) }
+    }
+
     /// The scheduler's counters a batch carries, kept in `meta`.
     struct Counters: Equatable {
         var nextID: ToastID

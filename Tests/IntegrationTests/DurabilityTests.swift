@@ -367,4 +367,51 @@ struct DurabilityTests {
         let log = try String(contentsOfFile: daemon.log, encoding: .utf8)
         #expect(log.components(separatedBy: "persistence degraded").count == 2, "logged once: \(log)")
     }
+
+    /// Degraded is not for good (issue #38): a disk that fills and then
+    /// frees again. toastd tries the store again on a back-off, writes the
+    /// whole state it served from memory, and is durable again: the file
+    /// then holds every toast, those added while it was degraded too.
+    @Test(.enabled(if: canUnshare)) func aDiskThatFreesAgainMakesItDurableAgain() throws {
+        let daemon = try Daemon()
+        try FileManager.default.createDirectory(atPath: daemon.state, withIntermediateDirectories: true)
+        try daemon.start(wrapper: [
+            "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
+            #"mount -t tmpfs -o size=512k,mode=0700 tmpfs "$0" && exec "$@""#, daemon.state,
+        ])
+        #expect(try daemon.request(#"{"op":"status"}"#)["result"]?["persistence"] == "durable")
+        // The daemon's own view of its state directory (its mount namespace).
+        let inside = "/proc/\(daemon.pid)/root" + daemon.state
+        let filler = inside + "/filler"
+        let fd = open(filler, O_WRONLY | O_CREAT, 0o600)
+        try #require(fd >= 0, "errno \(errno)")
+        let block = [UInt8](repeating: 1, count: 4_096)
+        while block.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
+        close(fd)
+        for index in 0..<5 {
+            #expect(try daemon.request(#"{"op":"add","toast":{"message":"full \#(index)","duration":"indefinite"}}"#)["ok"] == true)
+        }
+        #expect(try daemon.request(#"{"op":"status"}"#)["result"]?["persistence"] == "degraded")
+        unlink(filler)
+        var mode: JSONValue?
+        for _ in 0..<100 where mode != "durable" {
+            usleep(100_000)
+            mode = try daemon.request(#"{"op":"status"}"#)["result"]?["persistence"]
+        }
+        #expect(mode == "durable", "still degraded after the disk freed")
+        #expect(try daemon.request(#"{"op":"add","toast":{"message":"after","duration":"indefinite"}}"#)["ok"] == true)
+        // What the file holds, read from a copy (toastd holds the database exclusively).
+        let copy = FileManager.default.temporaryDirectory.appending(path: "toastd-recovered-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        usleep(300_000)
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: inside + "/toastd.sqlite" + suffix) {
+            try FileManager.default.copyItem(atPath: inside + "/toastd.sqlite" + suffix, toPath: copy + "/toastd.sqlite" + suffix)
+        }
+        let count = try DaemonFixture.run(
+            "/usr/bin/env", ["python3", "-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM toast').fetchone()[0])", copy + "/toastd.sqlite"]
+        )
+        #expect(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "6", "\(count.stdout) \(count.stderr)")
+        #expect(try daemon.request(#"{"op":"status"}"#)["result"]?["persistenceReason"] == nil)
+    }
 }
