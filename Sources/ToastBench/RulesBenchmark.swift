@@ -158,6 +158,36 @@ public enum RulesBenchmark {
         return Samples(samples).median * 1_000 / Double(count)
     }
 
+    /// The rules' budget at its worst (`RuleBudget`): the most rules of
+    /// the heaviest message pattern the budget allows, and 1,000 rules of
+    /// a pattern made into a table, each against a 4 KiB message that
+    /// keeps every state of the machine alive. Milliseconds one add spends
+    /// in the rules: how long the event loop, and a `status` behind it,
+    /// waits for it.
+    public static func budgetWorstCase(rounds: Int) throws -> [(name: String, rules: Int, steps: Int, milliseconds: Double)] {
+        let heavy = #"(([ab]?){10}){60}[ab]*c?$"#
+        let heavySteps = try BoundedRegex(heavy).stepsPerByte * ToastLimits.messageBytes
+        let files = [
+            ("heaviest message regex", RuleBudget.maxSteps / heavySteps, heavy),
+            ("table regexes", RuleBudget.maxRules, "(a|b)*c(a|ab)*$"),
+        ]
+        // Holds each pattern's literal (`c`), so no prefilter skips the
+        // machine, and matches neither (it ends in `x`).
+        let message = "c" + String(repeating: "ab", count: ToastLimits.messageBytes / 2 - 2) + "x"
+        return try files.map { name, count, pattern in
+            let text = (0..<count).map { "[[rule]]\nmatch = { message_regex = \"\(pattern)\" }\nset = { icon = \"r\($0)\" }\n" }
+                .joined(separator: "\n")
+            let rules = try ToastdConfig.parse(text).get().rules
+            let steps = rules.rules.reduce(0) { $0 + RuleBudget.steps(of: $1.match) }
+            var matched = 0
+            let samples = time(rounds: rounds) {
+                var toast = Toast(message: message)
+                matched += rules.apply(to: &toast, unset: .all, modes: []).matched.count
+            }
+            return (name, count, steps, Samples(samples).median)
+        }
+    }
+
     /// Milliseconds per call of `body`, one sample per round.
     static func time(rounds: Int, _ body: () -> Void) -> [Double] {
         (0..<rounds).map { _ in

@@ -438,6 +438,10 @@ public struct SchedulerStateMachine: Sendable {
         if record.state == .shown && lifetimeChanged {
             record.expiresAt = toast.effectiveLifetime.map { clock + $0 }
         }
+        // An update that changes nothing (a progress loop sending the same
+        // value again) is answered, and emits nothing, as a `pause` or a
+        // `mode` that changes nothing does (PROTOCOL.md 5.3).
+        if record == existing { return .updated(existing) }
         store(record, replacing: existing)
         emit(.updated(record))
         return .updated(showIfItBreaksThrough(record))
