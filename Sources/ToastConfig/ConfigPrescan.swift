@@ -65,8 +65,7 @@ struct ConfigPrescan {
                 switch byte {
                 case UInt8(ascii: "\n"): newline()
                 case UInt8(ascii: "#"): while let next = self.byte(), next != UInt8(ascii: "\n") { index += 1 }
-                case UInt8(ascii: "\""): basicString()
-                case UInt8(ascii: "'"): literalString()
+                case UInt8(ascii: "\""), UInt8(ascii: "'"): string(byte)
                 case UInt8(ascii: "."):
                     // A dot between digits is a number's (1.5, a time's .999), not a key's.
                     let inNumber = index > 0 && isDigit(bytes[index - 1]) && self.byte(1).map(isDigit) == true
@@ -85,38 +84,24 @@ struct ConfigPrescan {
 
         func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
-        mutating func literalString() {
-            let multiline = starts(with: "'''")
+        /// A string from its opening quote: `'` or `'''` (no escapes), or
+        /// `"` or `"""` (escapes). A single-line one ends at the line's end.
+        mutating func string(_ quote: UInt8) {
+            let isLiteral = quote == UInt8(ascii: "'")
+            let multiline = isLiteral ? starts(with: "'''") : starts(with: "\"\"\"")
+            let closes = { (lexer: Lexer) in isLiteral ? lexer.starts(with: "'''") : lexer.starts(with: "\"\"\"") }
             index += multiline ? 3 : 1
             while let byte = byte() {
-                if multiline ? starts(with: "'''") : byte == UInt8(ascii: "'") {
+                if multiline ? closes(self) : byte == quote {
                     index += multiline ? 3 : 1
                     return
                 }
                 if byte == UInt8(ascii: "\n") {
                     if !multiline { return }
                     newline()
-                } else {
-                    index += 1
-                }
-            }
-        }
-
-        mutating func basicString() {
-            let multiline = starts(with: "\"\"\"")
-            index += multiline ? 3 : 1
-            while let byte = byte() {
-                if multiline ? starts(with: "\"\"\"") : byte == UInt8(ascii: "\"") {
-                    index += multiline ? 3 : 1
-                    return
-                }
-                switch byte {
-                case UInt8(ascii: "\n"):
-                    if !multiline { return }
-                    newline()
-                case UInt8(ascii: "\\"):
+                } else if byte == UInt8(ascii: "\\") && !isLiteral {
                     escape()
-                default:
+                } else {
                     index += 1
                 }
             }

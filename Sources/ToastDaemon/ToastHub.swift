@@ -34,7 +34,7 @@ final class ToastHub: @unchecked Sendable {
 
     let loop: any EventLoop
     let limits: Limits
-    private let logger: Logger
+    let logger: Logger
     /// Whether each added or updated toast is logged (at info). Read once:
     /// the logger is fixed, and asking its handler cost a step's reply copy
     /// and an existential call on every line.
@@ -49,13 +49,13 @@ final class ToastHub: @unchecked Sendable {
     // cannot overlap. Any property whose access can run a callback into the
     // hub (`connections`: channels) stays checked.
     @exclusivity(unchecked)
-    private var service: ToastService
-    private let clock = DaemonClock()
+    var service: ToastService
+    let clock = DaemonClock()
     private(set) var connections: [Int: Connection] = [:]
     private var nextConnectionID = 1
-    private var timer: Scheduled<Void>?
-    private(set) var isShuttingDown = false
-    private let persistence: StatePersistence
+    var timer: Scheduled<Void>?
+    var isShuttingDown = false
+    let persistence: StatePersistence
     /// Runs rules' `exec` commands.
     let runner: RuleCommandRunner
     /// Where the configuration comes from, for reloads.
@@ -70,7 +70,7 @@ final class ToastHub: @unchecked Sendable {
     var serviceManager = ServiceManagerHooks()
     /// The writes of the current step.
     @exclusivity(unchecked)
-    private(set) var outbox = StepOutbox()
+    var outbox = StepOutbox()
     /// Hands the heap's free pages back once a burst is over (tests set a
     /// smaller threshold, and count the trims instead of trimming).
     var burstTrim = BurstTrim(thresholdBytes: ToastHub.burstTrimBytes)
@@ -87,7 +87,7 @@ final class ToastHub: @unchecked Sendable {
     }
     /// The newest event whose step was committed and let out: what a
     /// subscriber catching up may be given.
-    private var releasedSequence: UInt64 = 0
+    var releasedSequence: UInt64 = 0
     /// In-process clients' outcomes of the current step, told once it is
     /// committed, as a reply would be written.
     private var localOutcomes: [@Sendable () -> Void] = []
@@ -221,94 +221,6 @@ final class ToastHub: @unchecked Sendable {
         return persistence.idle
     }
 
-
-    /// Confined to the hub's event loop, like the hub itself.
-    final class Connection: @unchecked Sendable {
-        let id: Int
-        let channel: any Channel
-        /// Its `ConnectionHandler`'s context. A step's writes start there,
-        /// next to the socket (no outbound handler sits between), where
-        /// `channel.write` went through the `Channel` existential, a generic
-        /// wrapper and the pipeline's tail: about 0.7k instructions a
-        /// subscriber and event at 128 subscribers (docs/BENCHMARKS.md,
-        /// section 3). Every write to the connection goes through it (or
-        /// through `sendEvent`), so that it knows when swift-nio may hold
-        /// bytes; only empty writes before a close go through `channel`.
-        private let context: ChannelHandlerContext
-        // The three below are read or changed for every event the
-        // connection is sent, and are @exclusivity(unchecked) for the
-        // hub's reason (a dynamic check each access): they are confined to
-        // the loop, `output`'s methods call back only to ask the channel
-        // what it holds, and the other two are plain values.
-        /// What to do with its output (`SubscriberStateMachine`).
-        @exclusivity(unchecked)
-        var output: SubscriberStateMachine
-        /// A subscriber's socket, once found: its events are sent there
-        /// while swift-nio holds nothing for it (`SubscriberSocket`).
-        @exclusivity(unchecked)
-        private(set) var socket: SubscriberSocket?
-        /// Whether swift-nio may hold bytes of this connection the kernel
-        /// has not taken: set by every write through the channel, cleared
-        /// once the channel says it holds none.
-        @exclusivity(unchecked)
-        private var channelMayHoldBytes = true
-        /// Its own events (`EventRouter.Delivery.isOwn`) not written while
-        /// it was behind as a subscriber: given with the catch-up, or after
-        /// `lagged` when the backlog no longer holds them. At most a few per
-        /// toast it added, and only while it is behind.
-        var missedOwn: [(seq: UInt64, line: ByteBuffer)] = []
-        /// Its requests held back while its unread replies are at their bound.
-        var hold = RequestHold()
-        /// Whether it is a spare connection, and whether it has said anything.
-        var admission = Admission(kind: .regular)
-        /// Closes it if it sends no line in time.
-        var firstLineTimer: Scheduled<Void>?
-
-        init(id: Int, context: ChannelHandlerContext, limits: SubscriberStateMachine.Limits) {
-            self.id = id
-            self.channel = context.channel
-            self.context = context
-            self.output = SubscriberStateMachine(limits: limits)
-        }
-
-        /// Writes `bytes` into the channel, and flushes it with them if `flush`.
-        func write(_ bytes: ByteBuffer, flush: Bool, promise: EventLoopPromise<Void>? = nil) {
-            channelMayHoldBytes = true
-            if flush {
-                context.writeAndFlush(NIOAny(bytes), promise: promise)
-            } else {
-                context.write(NIOAny(bytes), promise: promise)
-            }
-        }
-
-        func flush() { context.flush() }
-
-        /// Reads the socket (and at once, if `on`), or stops reading it.
-        func setReading(_ on: Bool) {
-            try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: on)
-            if on { context.read() }
-        }
-
-        /// Writes a subscriber's event and flushes it: straight to the
-        /// socket when swift-nio holds nothing for it (`buffered` asks the
-        /// channel, and only after a write through it), the rest of it, or
-        /// all of it otherwise, through the channel.
-        func sendEvent(_ bytes: ByteBuffer, buffered: () -> Int) {
-            guard let socket, channel.isActive, !channelMayHoldBytes || buffered() == 0 else {
-                return write(bytes, flush: true)
-            }
-            channelMayHoldBytes = false
-            guard let taken = socket.send(bytes) else { return write(bytes, flush: true) }
-            guard taken < bytes.readableBytes else { return }
-            write(bytes.getSlice(at: bytes.readerIndex + taken, length: bytes.readableBytes - taken)!, flush: true)
-        }
-
-        /// Looks for the socket of a connection that subscribed.
-        func findSocket() {
-            guard socket == nil else { return }
-            SubscriberSocket.of(channel).whenSuccess { [self] in socket = $0 }
-        }
-    }
 
     var connectionCount: Int { connections.count }
 
@@ -613,7 +525,7 @@ final class ToastHub: @unchecked Sendable {
     /// Tells the policy when the kernel has taken everything written to the
     /// connection so far: an empty write's promise completes once the
     /// writes before it have (the caller flushes).
-    private func watchDrain(of connection: Connection) {
+    func watchDrain(of connection: Connection) {
         let drained = loop.makePromise(of: Void.self)
         drained.futureResult.whenSuccess { [self] in
             guard connections[connection.id] != nil else { return }
@@ -637,121 +549,4 @@ final class ToastHub: @unchecked Sendable {
         }
     }
 
-    private func armLagTimer(_ connection: Connection) {
-        loop.scheduleTask(in: limits.lagTimeout) { [self] in
-            guard connections[connection.id] != nil else { return }
-            switch connection.output.lagTimerFired(buffered: { bufferedBytes(connection.channel) }) {
-            case .none:
-                break
-            case .rearm:
-                armLagTimer(connection)
-            case .disconnect:
-                logger.warning("disconnecting a subscriber that stopped reading", metadata: ["connection": "\(connection.id)"])
-                connection.channel.close(promise: nil)
-            }
-        }
-    }
-
-    /// A catch-up turn: the backlog's events the subscriber missed, as many
-    /// as its policy takes; or `lagged` and a snapshot when they are lost.
-    private func catchUp(_ connection: Connection) {
-        guard connections[connection.id] != nil, case .readBacklog(let after) = connection.output.catchUpTurn() else { return }
-        let filter = service.router.filter(of: connection.id) ?? EventFilter()
-        let missed = service.backlog.events(after: after, lastSequence: service.scheduler.lastSequence, matching: filter)
-        let offered = missed?.lazy.map { (seq: $0.seq, bytes: $0.line.count) }
-        switch connection.output.replay(offered, released: releasedSequence, buffered: { bufferedBytes(connection.channel) }) {
-        case .write(let count, let live):
-            for entry in missed?.prefix(count) ?? [] { connection.write(ByteBuffer(bytes: entry.line), flush: false) }
-            // Its own events among them were given with the rest.
-            if let last = missed?.prefix(count).last?.seq { connection.missedOwn.removeAll { $0.seq <= last } }
-            if !live { watchDrain(of: connection) }
-            connection.flush()
-        case .resync(let dropped):
-            resync(connection, dropped: dropped)
-        }
-    }
-
-    /// `lagged`, then a snapshot: a step of its own, so that it goes out in
-    /// order with the steps before it.
-    private func resync(_ connection: Connection, dropped: Int) {
-        let notice = WireEncoder.laggedNotice(seq: service.scheduler.lastSequence, time: clock.now(), dropped: dropped)
-        let pending = outbox
-        outbox = StepOutbox()
-        send(WireEncoder.line(notice), to: connection)
-        // The connection's own events of the gap (how its toasts ended),
-        // which 6.3 never drops: after `lagged`, before the snapshot whose
-        // seq follows theirs.
-        for own in connection.missedOwn { send(Array(own.line.readableBytesView), to: connection) }
-        connection.missedOwn = []
-        sendSnapshot(to: connection)
-        endStep()
-        outbox = pending
-    }
-
-    private func sendSnapshot(to connection: Connection) {
-        let filter = service.router.filter(of: connection.id) ?? EventFilter()
-        send(service.snapshotLine(filter: filter, now: clock.now()), to: connection)
-    }
-
-    // MARK: - Shutdown
-
-    /// Tells every subscriber `shutdown`, flushes, and closes every
-    /// connection; completes once the journaled steps are in the database.
-    func shutdown(reason: String) -> EventLoopFuture<Void> {
-        loop.preconditionInEventLoop()
-        isShuttingDown = true
-        timer?.cancel()
-        runner.stop()
-        // What was acknowledged is committed; let the last steps' writes out first.
-        endStep()
-        return persistence.idle.flatMap { [self] in closeAll(reason: reason) }.recover { _ in }.flatMap { [persistence] in
-            persistence.shutdown()
-        }
-    }
-
-    private func closeAll(reason: String) -> EventLoopFuture<Void> {
-        let notice = ByteBuffer(bytes: WireEncoder.line(
-            WireEncoder.shutdownNotice(seq: service.scheduler.lastSequence, time: clock.now(), reason: reason)
-        ))
-        var closed: [EventLoopFuture<Void>] = []
-        for connection in connections.values {
-            switch connection.output.shutdown() {
-            case .notifyThenClose: connection.write(notice, flush: false)
-            case .close: break
-            }
-            let channel = connection.channel
-            // A reader that takes nothing would hold the empty write, and the
-            // exit, forever: it is closed with its bytes unsent after the grace.
-            let cutOff = loop.scheduleTask(in: Self.shutdownGrace) { channel.close(promise: nil) }
-            closed.append(
-                channel.writeAndFlush(ByteBuffer()).flatMap {
-                    cutOff.cancel()
-                    return channel.close()
-                }.recover { _ in }
-            )
-        }
-        return EventLoopFuture.andAllComplete(closed, on: loop)
-    }
 }
-
-/// The daemon's clock: milliseconds that read as Unix time at start-up but
-/// advance monotonically, so timers survive wall-clock changes.
-struct DaemonClock: Sendable {
-    let anchor: Int64
-    let start: NIODeadline
-
-    init() {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        anchor = Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
-        start = .now()
-    }
-
-    func now() -> ToastInstant { anchor + uptimeMilliseconds }
-
-    var uptimeMilliseconds: Int64 { (NIODeadline.now() - start).nanoseconds / 1_000_000 }
-}
-
-#if canImport(Glibc)
-import Glibc
-#endif

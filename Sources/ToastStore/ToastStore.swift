@@ -55,118 +55,6 @@ public final class ToastStore: @unchecked Sendable {
         public var notes: [String]
     }
 
-    /// What one step (a read burst, a tick) changed: its changes in order,
-    /// folded into rows by the commit. The step notes them on the event
-    /// loop and the commit folds them wherever it runs: a step committed on
-    /// the commit thread is folded there, and folding (a dictionary keyed
-    /// by toast id) was 3% of the loop's work an add (docs/BENCHMARKS.md,
-    /// section 2, "Replies written after the commit").
-    public struct Batch: Sendable {
-        enum Change: Sendable {
-            case event(ToastEvent)
-            case history(ToastService.HistoryChange)
-            case bind(String, Bool)
-        }
-
-        private(set) var changes: [Change] = []
-        /// The paused level and the modes, as the step left them.
-        public var pausedLevel = 0
-        public var modes: [String] = []
-        public var nextID: ToastID = 1
-        public var lastSequence: UInt64 = 0
-        /// The newest journal record whose changes this batch holds (with
-        /// every older one's): noted in the file with the batch, so that a
-        /// start applies only the records after it (`StepJournal`).
-        public var journaled: UInt64 = 0
-
-        public init() {}
-
-        /// Appends `later`'s changes after this batch's, and takes its
-        /// counters: one batch that leaves what the two in turn would.
-        public mutating func absorb(_ later: Batch) {
-            // Taken whole when this batch is empty (the common case): `+=`
-            // would copy each change, retaining what it holds.
-            if changes.isEmpty { changes = later.changes } else { changes += later.changes }
-            pausedLevel = later.pausedLevel
-            modes = later.modes
-            nextID = later.nextID
-            lastSequence = later.lastSequence
-            journaled = max(journaled, later.journaled)
-        }
-
-        public var isEmpty: Bool { changes.isEmpty }
-
-        /// How many changes the step noted: about as many as the rows it
-        /// writes, and what decides, without folding them, whether it is
-        /// small enough to commit on the event loop.
-        public var changeCount: Int { changes.count }
-
-        /// Takes note of an event the scheduler published.
-        public mutating func note(_ event: ToastEvent) { changes.append(.event(event)) }
-
-        public mutating func note(_ change: ToastService.HistoryChange) { changes.append(.history(change)) }
-
-        /// A connection bound (`true`) or released (`false`) a source.
-        public mutating func bind(_ source: String, _ bound: Bool) { changes.append(.bind(source, bound)) }
-
-        /// The rows a batch's changes come to: each toast's last state, the
-        /// ended toasts' history entries, and so on.
-        struct Rows {
-            var upserts: [ToastID: ToastRecord] = [:]
-            var deletes: Set<ToastID> = []
-            var ended: [ToastHistory.Entry] = []
-            var historyRemovals: [ToastID] = []
-            var historyCleared = false
-            var bound: [String: Bool] = [:]
-
-            init() {}
-
-            init(_ changes: [Change]) {
-                for change in changes {
-                    switch change {
-                    case .event(let event): note(event)
-                    case .history(let change): note(change)
-                    case .bind(let source, let bound): self.bound[source] = bound
-                    }
-                }
-            }
-
-            private mutating func note(_ event: ToastEvent) {
-                switch event.kind {
-                case .queued(let record), .presented(let record), .updated(let record):
-                    upserts[record.id] = record
-                    if !deletes.isEmpty { deletes.remove(record.id) }
-                case .dismissed(let record, _), .cancelled(let record, _):
-                    upserts[record.id] = nil
-                    deletes.insert(record.id)
-                    if let entry = ToastHistory.Entry(event) { ended.append(entry) }
-                case .action, .paused, .resumed, .modes:
-                    break
-                }
-            }
-
-            private mutating func note(_ change: ToastService.HistoryChange) {
-                switch change {
-                case .removed(let id):
-                    // An entry this batch would insert goes too: the commit
-                    // deletes before it inserts.
-                    if !ended.isEmpty { ended.removeAll { $0.record.id == id } }
-                    historyRemovals.append(id)
-                case .cleared:
-                    historyCleared = true
-                    historyRemovals = []
-                    ended = []
-                }
-            }
-        }
-
-        var rows: Rows { Rows(changes) }
-
-        var counters: Counters {
-            Counters(nextID: nextID, lastSequence: lastSequence, pausedLevel: pausedLevel, modes: modes, journaled: journaled)
-        }
-    }
-
     public let path: String
     private let database: DatabaseQueue
     private let historySize: Int
@@ -370,40 +258,6 @@ public final class ToastStore: @unchecked Sendable {
         }
     }
 
-    /// The largest id or sequence number the protocol can carry (2^53 - 1).
-    static let maxCounter: UInt64 = (1 << 53) - 1
-
-    /// A store whose content is out of range: toastd does not trust it,
-    /// and serves from memory (degraded), leaving the file for a look.
-    struct Damaged: Error, CustomStringConvertible {
-        var reason: String
-        var description: String { "the stored state is damaged: \(reason); the file was left as it is" }
-    }
-
-    /// A counter of `meta`, nil when absent; one that is not an integer in
-    /// `range` throws `Damaged`.
-    static func meta(_ db: Database, _ key: String, in range: ClosedRange<UInt64>) throws -> UInt64? {
-        guard let value = try DatabaseValue.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) else {
-            return nil
-        }
-        guard case .int64(let int) = value.storage, int >= 0, range.contains(UInt64(int)) else {
-            throw Damaged(reason: "meta's \(key) is \(String(describing: value).prefix(40)), not an integer in \(range)")
-        }
-        return UInt64(int)
-    }
-
-    /// A journaled step's counters must be what a scheduler can hold.
-    static func validate(_ counters: Counters, record number: UInt64) throws {
-        guard number <= maxCounter, counters.nextID >= 1, counters.nextID <= maxCounter + 1, counters.lastSequence <= maxCounter,
-            counters.pausedLevel >= 0, UInt64(counters.pausedLevel) <= maxCounter
-        else {
-            throw Damaged(
-                reason: "journal record \(number) holds counters out of range "
-                    + "(next id \(counters.nextID), last sequence \(counters.lastSequence), paused level \(counters.pausedLevel))"
-            )
-        }
-    }
-
     // MARK: - Committing
 
     /// Makes a small step durable in the journal (on the event loop):
@@ -514,15 +368,6 @@ public final class ToastStore: @unchecked Sendable {
         writtenCounters.withLock { $0 = counters }
         self.historyRows.withLock { $0 = historyRows }
         for index in StepJournal.fileNames.indices { try journal.empty(index) }
-    }
-
-    /// The scheduler's counters a batch carries, kept in `meta`.
-    struct Counters: Equatable {
-        var nextID: ToastID
-        var lastSequence: UInt64
-        var pausedLevel: Int
-        var modes: [String]
-        var journaled: UInt64 = 0
     }
 
     /// The counters the file holds since the last commit (nil before the
@@ -719,24 +564,5 @@ extension Statement {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
         }
         sqlite3_reset(sqliteStatement)
-    }
-}
-
-/// Where toastd keeps its state by default: `$STATE_DIRECTORY` (what
-/// systemd's `StateDirectory=` sets), else `$XDG_STATE_HOME/toastd`, else
-/// `$HOME/.local/state/toastd` (the XDG base directory rules), else, with
-/// neither set, `$XDG_RUNTIME_DIR/toastd-state`: the user's own directory,
-/// though it lasts only as long as the session. Never a shared path such
-/// as /tmp, where another user could have put a directory first; with none
-/// of these set there is no default (`nil`), and toastd says so.
-public enum StateLocation {
-    public static func resolve(environment: [String: String]) -> String? {
-        if let given = environment["STATE_DIRECTORY"]?.split(separator: ":").first, given.hasPrefix("/") {
-            return String(given)
-        }
-        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/toastd" }
-        if let home = environment["HOME"], home.hasPrefix("/"), home != "/" { return home + "/.local/state/toastd" }
-        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { return runtime + "/toastd-state" }
-        return nil
     }
 }

@@ -49,6 +49,16 @@ struct DurabilityTests {
             return status
         }
 
+        /// Starts toastd on a tmpfs of `size` mounted over its state
+        /// directory, in a mount namespace of its own (a disk that fills).
+        func startOnTmpfs(size: String) throws {
+            try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+            try start(wrapper: [
+                "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
+                #"mount -t tmpfs -o size=\#(size),mode=0700 tmpfs "$0" && exec "$@""#, state,
+            ])
+        }
+
         func request(_ line: String) throws -> JSONValue {
             let connection = try ToastConnection(path: socket)
             try connection.sendLine(Array(line.utf8))
@@ -349,11 +359,7 @@ struct DurabilityTests {
     /// reports degraded, and keeps acknowledging from memory.
     @Test(.enabled(if: canUnshare)) func aFullFilesystemDegradesToMemoryAndKeepsServing() throws {
         let daemon = try Daemon()
-        try FileManager.default.createDirectory(atPath: daemon.state, withIntermediateDirectories: true)
-        try daemon.start(wrapper: [
-            "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
-            #"mount -t tmpfs -o size=256k,mode=0700 tmpfs "$0" && exec "$@""#, daemon.state,
-        ])
+        try daemon.startOnTmpfs(size: "256k")
         #expect(try daemon.request(#"{"op":"status"}"#)["result"]?["persistence"] == "durable")
         let text = String(repeating: "x", count: 4_000)
         for index in 0..<300 {
@@ -374,11 +380,7 @@ struct DurabilityTests {
     /// then holds every toast, those added while it was degraded too.
     @Test(.enabled(if: canUnshare)) func aDiskThatFreesAgainMakesItDurableAgain() throws {
         let daemon = try Daemon()
-        try FileManager.default.createDirectory(atPath: daemon.state, withIntermediateDirectories: true)
-        try daemon.start(wrapper: [
-            "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
-            #"mount -t tmpfs -o size=512k,mode=0700 tmpfs "$0" && exec "$@""#, daemon.state,
-        ])
+        try daemon.startOnTmpfs(size: "512k")
         #expect(try daemon.request(#"{"op":"status"}"#)["result"]?["persistence"] == "durable")
         // The daemon's own view of its state directory (its mount namespace).
         let inside = "/proc/\(daemon.pid)/root" + daemon.state

@@ -77,18 +77,7 @@ struct FlowControlTests {
         let answered = Locked(0)
         let reader = Thread {
             var replies = 0
-            var buffer = [UInt8](repeating: 0, count: 1 << 16)
-            var idle = 0
-            while replies < total, idle < 400 {
-                let got = buffer.withUnsafeMutableBytes { recv(fdCopy, $0.baseAddress, $0.count, 0) }
-                if got > 0 {
-                    replies += buffer[..<got].count { $0 == 10 }
-                    idle = 0
-                } else {
-                    idle += 1
-                    usleep(25_000)
-                }
-            }
+            replies = Self.readLines(fdCopy, upTo: total)
             answered.withLock { $0 = replies }
         }
         reader.start()
@@ -98,6 +87,25 @@ struct FlowControlTests {
         }
         while !reader.isFinished { usleep(10_000) }
         #expect(answered.withLock { $0 } == total)
+    }
+
+    /// Reads a non-blocking socket until `count` lines came, or nothing came
+    /// for 10 s; how many came.
+    static func readLines(_ fd: Int32, upTo count: Int) -> Int {
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var lines = 0
+        var idle = 0
+        while lines < count, idle < 400 {
+            let got = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if got > 0 {
+                lines += buffer[..<got].count { $0 == 10 }
+                idle = 0
+            } else {
+                idle += 1
+                usleep(25_000)
+            }
+        }
+        return lines
     }
 
     /// toastd's resident memory, from /proc.
@@ -154,18 +162,6 @@ struct FlowControlTests {
         #expect(try daemon.connect().request(["op": "status"], timeout: 5_000)["ok"] == true)
 
         // Once it reads, all 30 are answered, in full.
-        var answered = 0
-        var idle = 0
-        while answered < 30, idle < 400 {
-            let got = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if got > 0 {
-                answered += buffer[..<got].count { $0 == 10 }
-                idle = 0
-            } else {
-                idle += 1
-                usleep(25_000)
-            }
-        }
-        #expect(answered == 30)
+        #expect(Self.readLines(fd, upTo: 30) == 30)
     }
 }

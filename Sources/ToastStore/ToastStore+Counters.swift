@@ -1,0 +1,49 @@
+import GRDB
+import ToastCore
+
+/// The scheduler's counters as the store keeps them, and the checks that
+/// keep a damaged file from handing out ids the protocol cannot carry.
+extension ToastStore {
+    /// The scheduler's counters a batch carries, kept in `meta`.
+    struct Counters: Equatable {
+        var nextID: ToastID
+        var lastSequence: UInt64
+        var pausedLevel: Int
+        var modes: [String]
+        var journaled: UInt64 = 0
+    }
+
+    /// The largest id or sequence number the protocol can carry (2^53 - 1).
+    static let maxCounter: UInt64 = (1 << 53) - 1
+
+    /// A store whose content is out of range: toastd does not trust it,
+    /// and serves from memory (degraded), leaving the file for a look.
+    struct Damaged: Error, CustomStringConvertible {
+        var reason: String
+        var description: String { "the stored state is damaged: \(reason); the file was left as it is" }
+    }
+
+    /// A counter of `meta`, nil when absent; one that is not an integer in
+    /// `range` throws `Damaged`.
+    static func meta(_ db: Database, _ key: String, in range: ClosedRange<UInt64>) throws -> UInt64? {
+        guard let value = try DatabaseValue.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) else {
+            return nil
+        }
+        guard case .int64(let int) = value.storage, int >= 0, range.contains(UInt64(int)) else {
+            throw Damaged(reason: "meta's \(key) is \(String(describing: value).prefix(40)), not an integer in \(range)")
+        }
+        return UInt64(int)
+    }
+
+    /// A journaled step's counters must be what a scheduler can hold.
+    static func validate(_ counters: Counters, record number: UInt64) throws {
+        guard number <= maxCounter, counters.nextID >= 1, counters.nextID <= maxCounter + 1, counters.lastSequence <= maxCounter,
+            counters.pausedLevel >= 0, UInt64(counters.pausedLevel) <= maxCounter
+        else {
+            throw Damaged(
+                reason: "journal record \(number) holds counters out of range "
+                    + "(next id \(counters.nextID), last sequence \(counters.lastSequence), paused level \(counters.pausedLevel))"
+            )
+        }
+    }
+}
