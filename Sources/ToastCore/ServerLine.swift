@@ -17,6 +17,18 @@ public enum ServerLine: Sendable, Hashable {
     case unknown(event: String)
 }
 
+extension ServerLine {
+    /// The daemon's clock when it wrote the line (events and notices).
+    public var time: ToastInstant? {
+        switch self {
+        case .event(let event): event.time
+        case .snapshot(let snapshot): snapshot.time
+        case .lagged(_, let time, _), .shutdown(_, let time, _): time
+        case .reply, .unknown: nil
+        }
+    }
+}
+
 /// A snapshot as the wire carries it: the scheduler's state with the
 /// daemon's instance, and, as an event, its time.
 public struct ServerSnapshot: Sendable, Hashable {

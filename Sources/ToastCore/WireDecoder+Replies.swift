@@ -34,7 +34,9 @@ extension WireDecoder {
         let presentedAt = members["presentedAt"]?.intValue
         let expiresAt = members["expiresAt"]?.intValue
         let placement = UInt64(max(0, members["placement"]?.intValue ?? 0))
-        for key in recordMembers { members[key] = nil }
+        // Members this version does not know are a newer daemon's (10):
+        // a client reads past them.
+        for key in members.keys where !toastFields.contains(key) { members[key] = nil }
         let toast = try decodeToast(.object(members))
         return ToastRecord(
             id: ToastID(id), toast: toast, state: state, repeatCount: repeatCount, createdAt: createdAt,

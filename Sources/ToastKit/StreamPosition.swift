@@ -13,18 +13,27 @@ public struct StreamPosition: Sendable, Hashable {
 
     /// Takes note of a line received on a subscription: the subscribe reply
     /// names the instance, a snapshot or an event moves the sequence.
+    public mutating func note(_ line: ServerLine) {
+        switch line {
+        case .reply(_, .success(let result)):
+            if let instance = result["instance"]?.stringValue { self.instance = instance }
+        case .reply(_, .failure):
+            break
+        case .snapshot(let snapshot):
+            instance = snapshot.instance
+            sequence = snapshot.snapshot.sequence
+        case .event(let event):
+            sequence = event.seq
+        case .lagged(let seq, _, _), .shutdown(let seq, _, _):
+            sequence = seq
+        case .unknown:
+            break
+        }
+    }
+
+    /// `note` for a line as the wire has it.
     public mutating func note(_ value: JSONValue) {
-        if value["ok"] == .bool(true), let instance = value["result"]?["instance"]?.stringValue {
-            self.instance = instance
-            return
-        }
-        guard let event = value["event"]?.stringValue else { return }
-        if event == "snapshot", let instance = value["instance"]?.stringValue {
-            self.instance = instance
-        }
-        if let seq = value["seq"]?.intValue, seq >= 0 {
-            sequence = UInt64(seq)
-        }
+        if let line = try? WireDecoder.decodeServerLine(value) { note(line) }
     }
 
     /// The subscribe request for `filter`: resuming after `sequence` once
@@ -37,5 +46,11 @@ public struct StreamPosition: Sendable, Hashable {
     /// follows, so what the viewer holds stays valid).
     public static func resumed(_ reply: JSONValue) -> Bool {
         reply["result"]?["resync"] == .bool(false)
+    }
+
+    /// `resumed` for a decoded line.
+    public static func resumed(_ line: ServerLine) -> Bool {
+        guard case .reply(_, .success(let result)) = line else { return false }
+        return result["resync"] == .bool(false)
     }
 }

@@ -67,24 +67,23 @@ final class Subscription {
             return true
         }
         var changed = false
-        while let line = connection.bufferedLine() {
-            guard let value = try? JSONValue.parse(line) else { continue }
-            if let refusal = WireDecoder.refusal(value) {
+        while let text = connection.bufferedLine() {
+            guard let value = try? JSONValue.parse(text), let line = try? WireDecoder.decodeServerLine(value) else { continue }
+            if case .reply(_, .failure(let refusal)) = line {
                 disconnected(model: &model, why: Terminal.sanitize(refusal.message))
                 return true
             }
-            position.note(value)
-            if StreamPosition.resumed(value) {
+            position.note(line)
+            if StreamPosition.resumed(line) {
                 // The missed events follow; what the model holds stays valid.
                 model.link = .connected
                 backoff = Self.firstBackoff
             }
-            if let time = value["time"]?.intValue { clockOffset = time - monotonicMilliseconds() }
-            if value["event"] == "snapshot" { backoff = Self.firstBackoff }
-            if value["event"] != nil {
-                model.apply(value)
-                changed = true
-            }
+            if let time = line.time { clockOffset = time - monotonicMilliseconds() }
+            if case .snapshot = line { backoff = Self.firstBackoff }
+            if case .reply = line { continue }
+            model.apply(line)
+            changed = true
         }
         return changed
     }

@@ -2,9 +2,8 @@ import CommandLineSupport
 import ToastKit
 import ToastCore
 
-/// One toast as a viewer sees it, read leniently from the wire (a newer
-/// daemon may add members). Its text is sanitized here, once, so nothing
-/// downstream can print a control character.
+/// One toast as a viewer sees it. Its text is sanitized here, once, so
+/// nothing downstream can print a control character.
 public struct TailToast: Sendable, Hashable, Identifiable {
     public enum Progress: Sendable, Hashable {
         case none, indeterminate, fraction(Double)
@@ -32,41 +31,28 @@ public struct TailToast: Sendable, Hashable, Identifiable {
     public var expiresAt: Int64?
     public var lifetime: Int64?
 
-    public init?(_ json: JSONValue) {
-        guard let id = json["id"]?.intValue, let message = json["message"]?.stringValue else { return nil }
-        self.id = id
-        self.message = Terminal.sanitize(message)
-        title = json["title"]?.stringValue.map(Terminal.sanitize)
-        icon = json["icon"]?.stringValue.map(Terminal.sanitize)
-        role = json["role"]?.stringValue.flatMap(ToastRole.init(rawValue:)) ?? .plain
-        alignment = json["alignment"]?.stringValue.flatMap(ToastAlignment.init(rawValue:)) ?? .top
-        scene = json["scene"]?.stringValue ?? "default"
-        shown = json["state"]?.stringValue == "shown"
-        dismissible = json["dismissible"]?.boolValue ?? true
-        closeButton = json["closeButton"]?.boolValue ?? false
-        if case .array(let actions)? = json["actions"] {
-            self.actions = actions.compactMap { action in
-                guard let id = action["id"]?.stringValue else { return nil }
-                return Action(id: id, label: Terminal.sanitize(action["label"]?.stringValue ?? id))
-            }
-        } else {
-            actions = []
+    /// A toast as the daemon sent it (decoded once, `ServerLine`), its text sanitized.
+    public init(_ record: ToastRecord) {
+        let toast = record.toast
+        id = Int64(record.id)
+        message = Terminal.sanitize(toast.message)
+        title = toast.title.map(Terminal.sanitize)
+        icon = toast.icon.map(Terminal.sanitize)
+        role = toast.role
+        alignment = toast.alignment
+        scene = toast.scene
+        shown = record.state == .shown
+        dismissible = toast.dismissible
+        closeButton = toast.closeButton
+        actions = toast.actions.map { Action(id: $0.id, label: Terminal.sanitize($0.label)) }
+        repeatCount = record.repeatCount
+        switch toast.progress {
+        case .none: progress = .none
+        case .indeterminate: progress = .indeterminate
+        case .fraction(let value): progress = .fraction(min(1, max(0, value)))
         }
-        repeatCount = Int(json["repeat"]?.intValue ?? 1)
-        switch json["progress"] {
-        case .string("indeterminate")?: progress = .indeterminate
-        case let value? where value.doubleValue != nil: progress = .fraction(min(1, max(0, value.doubleValue!)))
-        default: progress = .none
-        }
-        expiresAt = json["expiresAt"]?.intValue
-        lifetime = Self.lifetime(json["duration"], progress: progress)
-    }
-
-    /// The scheduler's own rule (`Toast.lifetime`), on the duration as the
-    /// wire spells it.
-    static func lifetime(_ duration: JSONValue?, progress: Progress) -> Int64? {
-        let duration = (try? WireDecoder.decodeDuration(duration, field: "duration")) ?? nil
-        return Toast.lifetime(duration: duration, showsProgress: progress != .none)
+        expiresAt = record.expiresAt
+        lifetime = toast.effectiveLifetime
     }
 
     /// The share of its lifetime left at `now`, from 1 down to 0; nil when it does not expire.
@@ -109,43 +95,57 @@ public struct TailModel: Sendable {
         self.scene = scene
     }
 
-    /// Applies one event from toastd; ignores what it does not know.
-    public mutating func apply(_ event: JSONValue) {
-        guard let name = event["event"]?.stringValue else { return }
-        switch name {
-        case "snapshot":
+    /// Applies a line as the wire has it (decoded once into a `ServerLine`);
+    /// ignores a line that does not decode.
+    public mutating func apply(_ json: JSONValue) {
+        if let line = try? WireDecoder.decodeServerLine(json) { apply(line) }
+    }
+
+    /// Applies one line from toastd; ignores what it does not know.
+    public mutating func apply(_ line: ServerLine) {
+        switch line {
+        case .snapshot(let snapshot):
             toasts = [:]
             shown = [:]
             queued = [:]
-            paused = event["paused"]?.boolValue ?? false
-            if case .array(let list)? = event["toasts"] {
-                for json in list { if let toast = TailToast(json) { insert(toast) } }
-            }
+            paused = snapshot.snapshot.paused
+            for record in snapshot.snapshot.toasts { insert(TailToast(record)) }
             link = .connected
-        case "queued", "presented":
-            guard let toast = event["toast"].flatMap(TailToast.init), toast.scene == scene else { return }
+        case .event(let event):
+            apply(event)
+        case .shutdown:
+            link = .disconnected("toastd stopped", retryAt: nil)
+        case .reply, .lagged, .unknown:
+            break
+        }
+        if let selected, toasts[selected]?.shown != true { self.selected = nil }
+    }
+
+    private mutating func apply(_ event: ToastEvent) {
+        switch event.kind {
+        case .queued(let record), .presented(let record):
+            let toast = TailToast(record)
+            guard toast.scene == scene else { return }
             remove(toast.id)
             insert(toast)
-        case "updated":
-            guard let toast = event["toast"].flatMap(TailToast.init), let old = toasts[toast.id] else { return }
+        case .updated(let record):
+            let toast = TailToast(record)
+            guard let old = toasts[toast.id] else { return }
             toasts[toast.id] = toast
             if toast.shown && toast.repeatCount > old.repeatCount {
                 // The same toast added again moves to the newest place of its stack.
                 shown[toast.alignment]?.removeAll { $0 == toast.id }
                 shown[toast.alignment, default: []].append(toast.id)
             }
-        case "dismissed", "cancelled":
-            if let id = event["toast"]?["id"]?.intValue { remove(id) }
-        case "paused":
+        case .dismissed(let record, _), .cancelled(let record, _):
+            remove(Int64(record.id))
+        case .paused:
             paused = true
-        case "resumed":
+        case .resumed:
             paused = false
-        case "shutdown":
-            link = .disconnected("toastd stopped", retryAt: nil)
-        default:
+        case .action, .modes:
             break
         }
-        if let selected, toasts[selected]?.shown != true { self.selected = nil }
     }
 
     private mutating func insert(_ toast: TailToast) {

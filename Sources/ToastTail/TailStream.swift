@@ -45,16 +45,15 @@ enum TailStream {
     static func once(socketPath: String, scene: String, roles: [String], columns: Int, color: Bool) throws {
         let connection = try ToastConnection(path: socketPath)
         let reply = try connection.request(WireEncoder.request(.list(EventFilter(scene: scene, roleNames: roles))), timeout: 5_000)
-        let snapshot: JSONObject
-        switch WireDecoder.reply(reply) {
-        case .success(.object(let members)): snapshot = members
-        case .success: snapshot = [:]
-        case .failure(let error):
+        let snapshot: SchedulerSnapshot
+        do {
+            snapshot = try WireDecoder.decodeSnapshot(WireDecoder.reply(reply).get())
+        } catch {
             printError("toast-tail: \(Terminal.sanitize(error.message))")
             exit(1)
         }
         var model = TailModel(scene: scene)
-        model.apply(.object(snapshot.merging(["event": "snapshot"]) { $1 }))
+        model.apply(.snapshot(ServerSnapshot(snapshot: snapshot, instance: "")))
         for line in StackRenderer.renderList(model, columns: columns, now: wallClockMilliseconds()) {
             writeLine(line.encoded(color: color))
         }
