@@ -22,24 +22,46 @@ public enum Terminal {
         return result
     }
 
-    /// One readable line for an event.
-    public static func describe(_ event: JSONValue) -> String {
-        let name = event["event"]?.stringValue ?? "?"
-        let seq = event["seq"]?.intValue.map { "#\($0) " } ?? ""
-        guard let toast = event["toast"] else {
-            if name == "snapshot", case .array(let toasts)? = event["toasts"] {
-                return "\(seq)snapshot: \(toasts.count) toasts" + (event["paused"] == .bool(true) ? ", paused" : "")
+    /// One readable line for a line from toastd, as the wire has it.
+    public static func describe(_ value: JSONValue) -> String {
+        guard let line = try? WireDecoder.decodeServerLine(value) else { return "?" }
+        return describe(line)
+    }
+
+    /// One readable line for a line from toastd.
+    public static func describe(_ line: ServerLine) -> String {
+        switch line {
+        case .snapshot(let snapshot):
+            return "#\(snapshot.snapshot.sequence) snapshot: \(snapshot.snapshot.toasts.count) toasts" + (snapshot.snapshot.paused ? ", paused" : "")
+        case .lagged(let seq, _, let dropped):
+            return "#\(seq) lagged (\(dropped) dropped)"
+        case .shutdown(let seq, _, let reason):
+            return "#\(seq) shutdown (\(sanitize(reason)))"
+        case .reply(_, .success):
+            return "ok"
+        case .reply(_, .failure(let error)):
+            return "error \(error.code.rawValue): \(sanitize(error.message))"
+        case .unknown(let name):
+            return sanitize(name)
+        case .event(let event):
+            guard let record = event.record else {
+                switch event.kind {
+                case .paused(let level): return "#\(event.seq) paused (level \(level))"
+                case .modes(let modes): return "#\(event.seq) modes: \(sanitize(modes.joined(separator: ", ")))"
+                default: return "#\(event.seq) \(event.name)"
+                }
             }
-            return seq + name + (event["reason"]?.stringValue.map { " (\(sanitize($0)))" } ?? "")
+            let toast = record.toast
+            let title = toast.title.map { sanitize($0) + ": " } ?? ""
+            var detail = ""
+            switch event.kind {
+            case .dismissed(_, let reason): detail += " (\(reason.rawValue))"
+            case .cancelled(_, let reason): detail += " (\(reason.rawValue))"
+            case .action(_, let action): detail += " [\(sanitize(action))]"
+            default: break
+            }
+            if record.repeatCount > 1 { detail += " ×\(record.repeatCount)" }
+            return "#\(event.seq) \(event.name) \(record.id) \(toast.role.rawValue): \(title)\(sanitize(toast.message))\(detail)"
         }
-        let id = toast["id"]?.intValue ?? 0
-        let role = toast["role"]?.stringValue ?? "plain"
-        let title = toast["title"]?.stringValue.map { sanitize($0) + ": " } ?? ""
-        let message = sanitize(toast["message"]?.stringValue ?? "")
-        var detail = ""
-        if let reason = event["reason"]?.stringValue { detail += " (\(reason))" }
-        if let action = event["action"]?.stringValue { detail += " [\(sanitize(action))]" }
-        if let repeats = toast["repeat"]?.intValue, repeats > 1 { detail += " ×\(repeats)" }
-        return "\(seq)\(name) \(id) \(role): \(title)\(message)\(detail)"
     }
 }

@@ -101,3 +101,25 @@ extension WireDecoder {
         )
     }
 }
+
+extension WireDecoder {
+    /// A `history` reply's entries (5.5), newest first.
+    public static func decodeHistoryEntries(_ result: JSONValue) throws(ToastError) -> [ToastHistory.Entry] {
+        guard case .array(let entries)? = result["entries"] else {
+            throw ToastError(.missingField, "a history reply lists its entries", field: "entries")
+        }
+        var decoded: [ToastHistory.Entry] = []
+        for entry in entries {
+            guard let toast = entry["toast"], let reason = entry["reason"]?.stringValue, let endedAt = entry["endedAt"]?.intValue,
+                let seq = entry["seq"]?.intValue
+            else { throw ToastError(.missingField, "a history entry has its toast, reason, endedAt and seq", field: "entries") }
+            decoded.append(
+                ToastHistory.Entry(
+                    record: try decodeRecord(toast), shown: entry["event"] == "dismissed", reason: reason, endedAt: endedAt,
+                    seq: UInt64(max(0, seq))
+                )
+            )
+        }
+        return decoded
+    }
+}

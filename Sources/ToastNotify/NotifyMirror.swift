@@ -171,37 +171,41 @@ public final class NotifyMirror {
         } catch {
             return lostToastd("it closed the connection")
         }
-        while let line = subscription.bufferedLine() {
-            guard let value = try? JSONValue.parse(line) else { continue }
-            position.note(value)
-            if let refusal = WireDecoder.refusal(value) { return lostToastd(refusal.message) }
-            guard let event = value["event"]?.stringValue else { continue }
-            switch event {
-            case "snapshot":
+        while let text = subscription.bufferedLine() {
+            guard let value = try? JSONValue.parse(text), let line = try? WireDecoder.decodeServerLine(value) else { continue }
+            position.note(line)
+            switch line {
+            case .reply(_, .failure(let refusal)):
+                return lostToastd(refusal.message)
+            case .snapshot(let snapshot):
                 // Show what toastd shows now; close what it no longer has.
                 var live: Set<Int64> = []
-                if case .array(let toasts)? = value["toasts"] {
-                    for toast in toasts where toast["state"] == "shown" {
-                        if let id = toast["id"]?.intValue { live.insert(id) }
-                        show(toast, time: value["time"]?.intValue)
-                    }
+                for record in snapshot.snapshot.toasts where record.state == .shown {
+                    live.insert(Int64(record.id))
+                    show(record, time: snapshot.time)
                 }
                 for id in notifierID.keys where !live.contains(id) { close(id) }
-            case "presented", "updated":
-                if let toast = value["toast"], toast["state"] == "shown" { show(toast, time: value["time"]?.intValue) }
-            case "dismissed", "cancelled":
-                if let id = value["toast"]?["id"]?.intValue { close(id) }
-            default:
+            case .event(let event):
+                switch event.kind {
+                case .presented(let record), .updated(let record):
+                    if record.state == .shown { show(record, time: event.time) }
+                case .dismissed(let record, _), .cancelled(let record, _):
+                    close(Int64(record.id))
+                default:
+                    break
+                }
+            case .reply, .lagged, .shutdown, .unknown:
                 break
             }
         }
     }
 
-    private func show(_ toast: JSONValue, time: Int64?) {
-        guard let client, let id = toast["id"]?.intValue else { return }
+    private func show(_ record: ToastRecord, time: Int64?) {
+        guard let client else { return }
+        let id = Int64(record.id)
         let replaces = notifierID[id] ?? 0
         do {
-            let shown = try client.notify(Self.notification(for: toast, replacing: replaces, time: time))
+            let shown = try client.notify(Self.notification(for: record, replacing: replaces, time: time))
             if shown != 0 {
                 if replaces != 0 && replaces != shown { toastID[replaces] = nil }
                 notifierID[id] = shown
@@ -216,21 +220,17 @@ public final class NotifyMirror {
     /// message), its role as the urgency, its progress as `value`. toastd
     /// ends the toast itself and closes it; the expiry only matters if
     /// toast-notify is gone by then.
-    static func notification(for toast: JSONValue, replacing replaces: UInt32, time: Int64?) -> Notification {
-        let title = toast["title"]?.stringValue
-        let message = toast["message"]?.stringValue ?? ""
+    static func notification(for record: ToastRecord, replacing replaces: UInt32, time: Int64?) -> Notification {
+        let toast = record.toast
         var hints = Notification.Hints()
-        hints.urgency = toast["role"] == "failure" ? 2 : toast["role"] == "plain" ? 0 : 1
-        if let fraction = toast["progress"]?.doubleValue { hints.value = Int32((fraction * 100).rounded()) }
-        var actions: [String] = []
-        if case .array(let list)? = toast["actions"] {
-            for action in list { actions += [action["id"]?.stringValue ?? "", action["label"]?.stringValue ?? ""] }
-        }
+        hints.urgency = toast.role == .failure ? 2 : toast.role == .plain ? 0 : 1
+        if case .fraction(let fraction) = toast.progress { hints.value = Int32((fraction * 100).rounded()) }
+        let actions = toast.actions.flatMap { [$0.id, $0.label] }
         var timeout: Int32 = 0
-        if let expires = toast["expiresAt"]?.intValue, let time { timeout = Int32(clamping: max(1, expires - time)) }
+        if let expires = record.expiresAt, let time { timeout = Int32(clamping: max(1, expires - time)) }
         return Notification(
-            appName: "toastd", replacesID: replaces, appIcon: toast["icon"]?.stringValue ?? "", summary: title ?? message,
-            body: title == nil ? "" : message, actions: actions, hints: hints, expireTimeout: timeout
+            appName: "toastd", replacesID: replaces, appIcon: toast.icon ?? "", summary: toast.title ?? toast.message,
+            body: toast.title == nil ? "" : toast.message, actions: actions, hints: hints, expireTimeout: timeout
         )
     }
 

@@ -35,11 +35,10 @@ extension Toastctl {
                 let query = ToastHistory.Query(filter: only.filter, source: source, since: since, limit: limit)
                 let result = try client.perform(WireEncoder.request(.history(query)))
                 client.output(result) {
-                    guard case .array(let entries)? = result["entries"] else { return "" }
+                    let entries = (try? WireDecoder.decodeHistoryEntries(result)) ?? []
                     return entries.map { entry in
-                        let toast = entry["toast"] ?? [:]
-                        let fields = [toast["id"], toast["role"], entry["event"], entry["reason"]].map { $0?.serializedScalar ?? "-" }
-                        return fields.joined(separator: "\t") + "\t" + Terminal.sanitize(toast["message"]?.stringValue ?? "")
+                        let fields = ["\(entry.record.id)", entry.record.toast.role.rawValue, entry.shown ? "dismissed" : "cancelled", Terminal.sanitize(entry.reason)]
+                        return fields.joined(separator: "\t") + "\t" + Terminal.sanitize(entry.record.toast.message)
                     }.joined(separator: "\n")
                 }
             }

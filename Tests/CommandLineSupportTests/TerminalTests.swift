@@ -29,11 +29,24 @@ struct TerminalTests {
     }
 
     @Test func anEventIsOneSafeLine() {
-        let event: JSONValue = [
-            "event": "dismissed", "seq": 4, "reason": "user",
-            "toast": ["id": 9, "role": "failure", "title": "CI\u{1B}[31m", "message": "red\nalert", "repeat": 3],
-        ]
+        var toast = Toast(message: "red\nalert", title: "CI\u{1B}[31m", role: .failure)
+        toast.source = "ci"
+        let record = ToastRecord(id: 9, toast: toast, state: .shown, repeatCount: 3, createdAt: 1, presentedAt: 1)
+        let event = WireEncoder.event(ToastEvent(seq: 4, time: 5, kind: .dismissed(record, .user)))
         #expect(Terminal.describe(event) == #"#4 dismissed 9 failure: CI\u{1B}[31m: red alert (user) ×3"#)
-        #expect(Terminal.describe(["event": "snapshot", "seq": 2, "toasts": [[:], [:]], "paused": true]) == "#2 snapshot: 2 toasts, paused")
+        let snapshot: JSONValue = [
+            "event": "snapshot", "seq": 2, "sequence": 2, "time": 5, "stacks": [], "paused": true, "pauseLevel": 50,
+            "toasts": [WireEncoder.toast(record), WireEncoder.toast(record)],
+        ]
+        #expect(Terminal.describe(snapshot) == "#2 snapshot: 2 toasts, paused")
+        #expect(Terminal.describe(WireEncoder.line(WireEncoder.laggedNotice(seq: 7, time: 1, dropped: 3)).dropLast().asJSON) == "#7 lagged (3 dropped)")
     }
+}
+
+extension Array where Element == UInt8 {
+    var asJSON: JSONValue { (try? JSONValue.parse(String(decoding: self, as: UTF8.self))) ?? .null }
+}
+
+extension ArraySlice where Element == UInt8 {
+    var asJSON: JSONValue { Array(self).asJSON }
 }

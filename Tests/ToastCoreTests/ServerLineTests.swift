@@ -60,6 +60,17 @@ struct ServerLineTests {
         #expect(throws: ToastError.self) { try WireDecoder.decodeServerLine(["hello": 1]) }
     }
 
+    @Test func historyEntriesReadBack() throws {
+        let record = ToastRecord(id: 3, toast: Toast(message: "gone", role: .warning), state: .shown, repeatCount: 2, createdAt: 1, presentedAt: 1)
+        let entries = [
+            ToastHistory.Entry(record: record, shown: true, reason: "user", endedAt: 10, seq: 4),
+            ToastHistory.Entry(record: record, shown: false, reason: "removed", endedAt: 12, seq: 6),
+        ]
+        let result: JSONValue = ["entries": .array(entries.map(WireEncoder.historyEntry))]
+        #expect(try WireDecoder.decodeHistoryEntries(result) == entries)
+        #expect(throws: ToastError.self) { try WireDecoder.decodeHistoryEntries(["entries": [["toast": 1]]]) }
+    }
+
     /// Every line of every transcript the daemon writes decodes, as the
     /// case its `event` or `ok` says.
     @Test func everyTranscriptLineDecodes() throws {
