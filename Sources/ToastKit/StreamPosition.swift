@@ -38,8 +38,10 @@ public struct StreamPosition: Sendable, Hashable {
 
     /// The subscribe request for `filter`: resuming after `sequence` once
     /// there is one, else a plain subscription with a snapshot.
-    public func subscribeRequest(_ filter: EventFilter) -> JSONValue {
-        WireEncoder.request(.subscribe(Request.Subscribe(filter: filter, since: sequence, instance: sequence == nil ? nil : instance)))
+    public func subscribeRequest(_ filter: EventFilter, snapshot: Bool = true) -> JSONValue {
+        WireEncoder.request(
+            .subscribe(Request.Subscribe(filter: filter, snapshot: snapshot, since: sequence, instance: sequence == nil ? nil : instance))
+        )
     }
 
     /// Whether a subscribe reply says the events were replayed (no snapshot

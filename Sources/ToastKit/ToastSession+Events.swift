@@ -8,7 +8,8 @@ import Glibc
 extension ToastSession {
     /// The live event stream of a scene (or of all), on a connection of its
     /// own. When toastd goes away the stream reconnects (0.25 s doubling to
-    /// 5 s) and resumes where it stopped (PROTOCOL.md, section 6.4); it ends
+    /// 5 s) and resumes where it stopped (PROTOCOL.md, section 6.4;
+    /// `SubscriptionStateMachine`); it ends
     /// with an error only for an impostor on the socket, and when the task
     /// iterating it is cancelled.
     ///
@@ -28,38 +29,18 @@ extension ToastSession {
                 current.withLock { $0?.shutdownBoth() }
             }
             let reader = ReaderThread {
-                var since: UInt64?
-                var instance: String?
-                var backoff: UInt32 = 250_000
-                while !stopped.withLock({ $0 }) {
-                    do {
-                        let connection = try ToastConnection(path: path)
-                        current.withLock { $0 = connection }
-                        if stopped.withLock({ $0 }) { return }
-                        let request = Request.Subscribe(filter: filter, snapshot: false, since: since, instance: instance)
-                        let reply = try connection.request(WireEncoder.request(.subscribe(request)), timeout: 30_000)
-                        guard case .success(let result) = WireDecoder.reply(reply) else {
-                            continuation.finish(throwing: ToastKitError(code: nil, message: "toastd refused the subscription: \(reply.serialized)"))
-                            return
-                        }
-                        instance = result["instance"]?.stringValue
-                        backoff = 250_000
-                        while true {
-                            let line = try connection.readLine()
-                            if let seq = line["seq"]?.intValue, seq > 0 { since = UInt64(seq) }
-                            if let event = try? WireDecoder.decodeEvent(line) { continuation.yield(event) }
-                        }
-                    } catch {
-                        if let failure = error as? ToastConnection.Failure, case .impostor = failure {
-                            continuation.finish(throwing: ToastKitError(failure))
-                            return
-                        }
-                        if stopped.withLock({ $0 }) { break }
-                        usleep(backoff)
-                        backoff = min(5_000_000, backoff * 2)
-                    }
+                var machine = SubscriptionStateMachine(filter: filter, snapshot: false)
+                let stop = ResumingSubscriber.run(
+                    path: path, machine: &machine, shouldStop: { stopped.withLock { $0 } },
+                    onConnection: { connection in current.withLock { $0 = connection } }
+                ) { line, _ in
+                    if case .event(let event) = line { continuation.yield(event) }
                 }
-                continuation.finish()
+                if let stop {
+                    continuation.finish(throwing: ToastKitError(code: nil, message: "\(stop)"))
+                } else {
+                    continuation.finish()
+                }
             }
             reader.start()
         }

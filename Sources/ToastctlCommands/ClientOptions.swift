@@ -60,9 +60,14 @@ extension ClientContext {
         case .success(let result):
             return result
         case .failure(let error):
-            printError("toastctl: \(error.code.rawValue)\(error.field.map { " (\($0))" } ?? ""): \(error.message)")
+            printError(Self.describe(error))
             throw ExitCode(1)
         }
+    }
+
+    /// How toastctl prints toastd's refusal: `toastctl: code (field): message`.
+    static func describe(_ error: ToastError) -> String {
+        "toastctl: \(error.code.rawValue)\(error.field.map { " (\($0))" } ?? ""): \(error.message)"
     }
 
     /// Sends a request whose result names a toast, and prints that id.

@@ -38,7 +38,6 @@ extension Toastctl {
         /// toastd is unreachable); returns only on an impostor.
         static func follow(client: ClientOptions, emit: (JSONValue?) -> Void) throws {
             var last: String?
-            var backoff: Int64 = 250
             func report(_ status: JSONValue?) {
                 let key = status.map(StatusFormat.waybar.render) ?? ""
                 if key != last {
@@ -46,27 +45,34 @@ extension Toastctl {
                     emit(status)
                 }
             }
-            while true {
-                do {
-                    let events = try ToastConnection(path: client.socketPath)
-                    let queries = try ToastConnection(path: client.socketPath)
-                    _ = try client.result(of: events.request(WireEncoder.request(.subscribe(Request.Subscribe(snapshot: false))), timeout: client.replyTimeout))
-                    backoff = 250
-                    while true {
-                        report(try client.result(of: queries.request(WireEncoder.request(.status), timeout: client.replyTimeout)))
-                        _ = try events.readLine()
-                        // A burst of events is one change: read what else is there.
-                        while (try? events.readLine(timeout: 20)) != nil {}
-                    }
-                } catch let failure as ToastConnection.Failure {
-                    if case .impostor = failure {
-                        printError("toastctl: \(failure)")
-                        throw ExitCode(3)
-                    }
+            // The events connection follows the stream (`SubscriptionStateMachine`);
+            // a second one asks for the status after each event.
+            var queries: ToastConnection?
+            var machine = SubscriptionStateMachine(snapshot: false)
+            let stop = ResumingSubscriber.run(
+                path: client.socketPath, machine: &machine,
+                onConnection: { _ in queries = try? ToastConnection(path: client.socketPath) },
+                onWait: { _, _ in
+                    queries = nil
                     report(nil)
-                    usleep(useconds_t(backoff * 1000))
-                    backoff = min(5_000, backoff * 2)
                 }
+            ) { line, _ in
+                guard let connection = queries,
+                    let reply = try? connection.request(WireEncoder.request(.status), timeout: client.replyTimeout),
+                    case .success(let status) = WireDecoder.reply(reply)
+                else { return report(nil) }
+                // A burst of events is a burst of equal statuses: `report` prints each change once.
+                report(status)
+            }
+            switch stop {
+            case .impostor(let reason)?:
+                printError("toastctl: \(reason)")
+                throw ExitCode(3)
+            case .refused(let error)?:
+                printError(ClientOptions.describe(error))
+                throw ExitCode(1)
+            case nil:
+                break
             }
         }
     }

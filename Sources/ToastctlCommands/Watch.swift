@@ -21,31 +21,23 @@ extension Toastctl {
         @OptionGroup var client: ClientOptions
         @OptionGroup var only: FilterOptions
         func run() throws {
-            let filter = only.filter
-            var position = StreamPosition()
-            var backoff: Int64 = 250
-            while true {
-                do {
-                    let connection = try ToastConnection(path: client.socketPath)
-                    let reply = try connection.request(position.subscribeRequest(filter), timeout: client.replyTimeout)
-                    _ = try client.result(of: reply)
-                    position.note(reply)
-                    backoff = 250
-                    while true {
-                        let event = try connection.readLine()
-                        position.note(event)
-                        printLine(client.json ? event.serialized : Terminal.describe(event))
-                    }
-                } catch let failure as ToastConnection.Failure {
-                    if case .impostor = failure {
-                        printError("toastctl: \(failure)")
-                        throw ExitCode(3)
-                    }
-                    let reason = "\(failure)".split(separator: "\n").first.map(String.init) ?? "disconnected"
-                    printError("toastctl: \(reason); retrying in \(Double(backoff) / 1000) s")
-                    usleep(useconds_t(backoff * 1000))
-                    backoff = min(5_000, backoff * 2)
-                }
+            var machine = SubscriptionStateMachine(filter: only.filter)
+            let stop = ResumingSubscriber.run(
+                path: client.socketPath, machine: &machine,
+                onWait: { milliseconds, reason in printError("toastctl: \(reason); retrying in \(Double(milliseconds) / 1000) s") }
+            ) { line, value in
+                if case .reply = line { return }
+                printLine(client.json ? value.serialized : Terminal.describe(line))
+            }
+            switch stop {
+            case .impostor(let reason)?:
+                printError("toastctl: \(reason)")
+                throw ExitCode(3)
+            case .refused(let error)?:
+                printError(ClientOptions.describe(error))
+                throw ExitCode(1)
+            case nil:
+                break
             }
         }
     }
