@@ -6,32 +6,31 @@ import ToastCore
 import Glibc
 #endif
 
-/// toast-tail's subscription: connects, subscribes, and when toastd goes
-/// away reconnects with backoff (0.25 s doubling to 5 s). A new connection
-/// resumes where the last one stopped (`since`): toastd replays what was
-/// missed, or, if it can no longer, sends a snapshot that resynchronizes
-/// the model. It also keeps the daemon's clock, learned from event times,
-/// for countdowns. A server that runs as another user is never trusted:
-/// `fatal` says why, and the viewer exits.
+/// toast-tail's subscription for the interactive viewer, which polls the
+/// socket with the terminal: it drives ToastKit's `SubscriptionStateMachine`
+/// (connect, subscribe resuming where the last connection stopped, wait
+/// 0.25 s doubling to 5 s when toastd goes away) and applies what it
+/// delivers to the model. It also keeps the daemon's clock, learned from
+/// event times, for countdowns. A server that runs as another user is never
+/// trusted: `fatal` says why, and the viewer exits.
 final class Subscription {
-    static let firstBackoff: Int64 = 250
-    static let maxBackoff: Int64 = 5_000
-
     let socketPath: String
-    let filter: EventFilter
-    private(set) var position = StreamPosition()
+    private var machine: SubscriptionStateMachine
     private(set) var connection: ToastConnection?
     /// Why the viewer must stop (an impostor on the socket), if it must.
     private(set) var fatal: String?
+    /// When the machine's wait ends (monotonic ms), and whether it waits.
     private var retryAt: Int64 = 0
-    private var backoff = firstBackoff
+    private var waiting = false
     private var clockOffset: Int64
 
     init(socketPath: String, scene: String?, roles: [String]) {
         self.socketPath = socketPath
-        filter = EventFilter(scene: scene, roleNames: roles)
+        machine = SubscriptionStateMachine(filter: EventFilter(scene: scene, roleNames: roles))
         clockOffset = wallClockMilliseconds() - monotonicMilliseconds()
     }
+
+    var position: StreamPosition { machine.position }
 
     /// The daemon's clock (Unix milliseconds that never go backwards), as last learned.
     var now: Int64 { monotonicMilliseconds() + clockOffset }
@@ -43,18 +42,12 @@ final class Subscription {
         connection == nil ? max(0, retryAt - monotonicMilliseconds()) : nil
     }
 
-    /// Connects and subscribes if disconnected and the backoff has passed.
+    /// Connects and subscribes if disconnected and the wait has passed.
     func connectIfDue(model: inout TailModel) {
-        guard connection == nil, monotonicMilliseconds() >= retryAt else { return }
-        do {
-            _ = try subscribe()
-            model.link = .connecting
-        } catch let failure as ToastConnection.Failure {
-            if case .impostor = failure { fatal = "\(failure)" }
-            disconnected(model: &model, why: Self.reason(failure))
-        } catch {
-            disconnected(model: &model, why: Self.reason(error))
-        }
+        guard connection == nil, fatal == nil, monotonicMilliseconds() >= retryAt else { return }
+        let action = waiting ? machine.timerFired() : machine.start()
+        waiting = false
+        carry(action, model: &model)
     }
 
     /// Reads what arrived and applies it; returns whether the model changed.
@@ -63,73 +56,65 @@ final class Subscription {
         do {
             try connection.receive()
         } catch {
-            disconnected(model: &model, why: Self.reason(error))
+            carry(machine.failed(ResumingSubscriber.failure(error)), model: &model, why: Self.reason(error))
             return true
         }
         var changed = false
         while let text = connection.bufferedLine() {
             guard let value = try? JSONValue.parse(text), let line = try? WireDecoder.decodeServerLine(value) else { continue }
-            if case .reply(_, .failure(let refusal)) = line {
-                disconnected(model: &model, why: Terminal.sanitize(refusal.message))
-                return true
-            }
-            position.note(line)
-            if StreamPosition.resumed(line) {
-                // The missed events follow; what the model holds stays valid.
-                model.link = .connected
-                backoff = Self.firstBackoff
-            }
             if let time = line.time { clockOffset = time - monotonicMilliseconds() }
-            if case .snapshot = line { backoff = Self.firstBackoff }
-            if case .reply = line { continue }
-            model.apply(line)
-            changed = true
+            changed = carry(machine.received(line), model: &model) || changed
         }
         return changed
     }
 
-    /// Connects and sends the subscription, resuming where the last one stopped.
-    private func subscribe() throws -> ToastConnection {
-        let connection = try ToastConnection(path: socketPath)
-        try connection.send(position.subscribeRequest(filter))
-        self.connection = connection
-        return connection
+    /// Carries out what the machine asks; whether the model changed.
+    @discardableResult
+    private func carry(_ action: SubscriptionStateMachine.Action, model: inout TailModel, why: String = "disconnected") -> Bool {
+        switch action {
+        case .connect:
+            do {
+                connection = try ToastConnection(path: socketPath)
+                model.link = .connecting
+                return carry(machine.connected(), model: &model)
+            } catch {
+                return carry(machine.failed(ResumingSubscriber.failure(error)), model: &model, why: Self.reason(error))
+            }
+        case .send(let request):
+            do {
+                try connection?.send(request)
+            } catch {
+                return carry(machine.failed(ResumingSubscriber.failure(error)), model: &model, why: Self.reason(error))
+            }
+            return false
+        case .deliver(let line):
+            if StreamPosition.resumed(line) {
+                // The missed events follow; what the model holds stays valid.
+                model.link = .connected
+                return true
+            }
+            if case .reply = line { return false }
+            model.apply(line)
+            return true
+        case .wait(let milliseconds):
+            connection = nil
+            waiting = true
+            retryAt = monotonicMilliseconds() + milliseconds
+            model.link = .disconnected(why, retryAt: now + milliseconds)
+            return true
+        case .stop(let stop):
+            connection = nil
+            fatal = "\(stop)"
+            model.link = .disconnected(Terminal.sanitize("\(stop)"), retryAt: nil)
+            return true
+        case .none:
+            return false
+        }
     }
-
-    private func disconnected(model: inout TailModel, why: String) {
-        connection = nil
-        retryAt = monotonicMilliseconds() + backoff
-        model.link = .disconnected(why, retryAt: now + backoff)
-        growBackoff()
-    }
-
-    private func growBackoff() { backoff = min(Self.maxBackoff, backoff * 2) }
 
     /// Why a connection failed, in a few words (without toastctl's hint on how to start toastd).
     static func reason(_ error: any Error) -> String {
         if case ToastConnection.Failure.cannotConnect(_, let reason) = error { return reason }
-        return "\(error)"
+        return ResumingSubscriber.reason(error)
     }
-
-    /// For the line modes: blocks until subscribed, retrying with backoff;
-    /// `onRetry` hears each failure and the delay before the next attempt.
-    func connectBlocking(onRetry: (String, Int64) -> Void) -> ToastConnection {
-        while true {
-            do {
-                return try subscribe()
-            } catch ToastConnection.Failure.impostor(let path, let uid) {
-                printError("toast-tail: \(ToastConnection.Failure.impostor(path: path, uid: uid))")
-                exit(3)
-            } catch {
-                onRetry(Self.reason(error), backoff)
-                usleep(useconds_t(backoff * 1000))
-                growBackoff()
-            }
-        }
-    }
-
-    func resetBackoff() { backoff = Self.firstBackoff }
-
-    /// For the line modes: takes note of a line read on the connection.
-    func note(_ value: JSONValue) { position.note(value) }
 }

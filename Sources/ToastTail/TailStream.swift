@@ -10,34 +10,29 @@ import Glibc
 /// or whenever stdout is not a terminal), the raw JSON event stream (for jq),
 /// and a one-shot print of the current stack.
 enum TailStream {
-    /// Prints events until SIGINT or SIGTERM, reconnecting when toastd goes away.
-    static func follow(_ subscription: Subscription, json: Bool) {
-        while true {
-            let connection = subscription.connectBlocking { why, delay in
-                if !json { writeLine("disconnected: \(why); retrying in \(Double(delay) / 1000) s") }
+    /// Prints events until SIGINT or SIGTERM, reconnecting when toastd goes
+    /// away and resuming where it stopped (`SubscriptionStateMachine`).
+    static func follow(socketPath: String, filter: EventFilter, json: Bool) {
+        var machine = SubscriptionStateMachine(filter: filter)
+        let stop = ResumingSubscriber.run(
+            path: socketPath, machine: &machine,
+            onWait: { milliseconds, why in
+                if !json { writeLine("disconnected: \(Terminal.sanitize(why)); retrying in \(Double(milliseconds) / 1000) s") }
             }
-            do {
-                while true {
-                    let line = try connection.readRawLine()
-                    guard let value = try? JSONValue.parse(line) else { continue }
-                    subscription.note(value)
-                    if let refusal = WireDecoder.refusal(value) {
-                        printError("toast-tail: \(Terminal.sanitize(refusal.message))")
-                        exit(1)
-                    }
-                    if StreamPosition.resumed(value) { subscription.resetBackoff() }
-                    guard value["event"] != nil else { continue }
-                    if value["event"] == "snapshot" { subscription.resetBackoff() }
-                    if json {
-                        // The daemon's own bytes: canonical JSON, which escapes every control character.
-                        writeLine(line)
-                    } else {
-                        writeLine(Terminal.describe(value))
-                    }
-                }
-            } catch {
-                if !json { writeLine("disconnected: \(Subscription.reason(error))") }
-            }
+        ) { line, value in
+            if case .reply = line { return }
+            // Canonical JSON, as the daemon writes it: every control character escaped.
+            writeLine(json ? value.serialized : Terminal.describe(line))
+        }
+        switch stop {
+        case .impostor(let reason)?:
+            printError("toast-tail: \(reason)")
+            exit(3)
+        case .refused(let error)?:
+            printError("toast-tail: \(Terminal.sanitize(error.message))")
+            exit(1)
+        case nil:
+            break
         }
     }
 

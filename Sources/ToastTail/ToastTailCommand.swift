@@ -63,7 +63,7 @@ public struct ToastTailCommand: ParsableCommand {
         }
         if json || lines || !TerminalSession.isTerminal(STDOUT_FILENO) {
             SignalPipe.unblock([SIGINT, SIGTERM, SIGHUP, SIGPIPE])
-            TailStream.follow(Subscription(socketPath: path, scene: scene, roles: role), json: json)
+            TailStream.follow(socketPath: path, filter: EventFilter(scene: scene, roleNames: role), json: json)
             return
         }
         let app = TailApp(configuration: .init(socketPath: path, scene: scene, roles: role, color: useColor))
