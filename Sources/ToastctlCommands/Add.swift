@@ -93,20 +93,23 @@ extension Toastctl {
                     printError("toastctl: \(error)")
                     throw ExitCode(1)
                 }
-                guard event["toast"]?["id"]?.intValue == id else { continue }
-                switch event["event"]?.stringValue {
-                case "action":
-                    action = event["action"]?.stringValue
-                case "dismissed", "cancelled":
-                    let reason = event["reason"]?.stringValue ?? "unknown"
-                    var result: JSONObject = ["id": .int(id), "event": event["event"] ?? nil, "reason": .string(reason)]
-                    if let action { result["action"] = .string(action) }
-                    client.output(.object(result)) { action ?? reason }
-                    if action == nil { throw ExitCode(4) }
-                    return
-                default:
+                guard case .event(let decoded)? = try? WireDecoder.decodeServerLine(event), decoded.record.map({ Int64($0.id) }) == id else {
                     continue
                 }
+                let ended: (name: String, reason: String)
+                switch decoded.kind {
+                case .action(_, let actionID):
+                    action = actionID
+                    continue
+                case .dismissed(_, let reason): ended = ("dismissed", reason.rawValue)
+                case .cancelled(_, let reason): ended = ("cancelled", reason.rawValue)
+                default: continue
+                }
+                var result: JSONObject = ["id": .int(id), "event": .string(ended.name), "reason": .string(ended.reason)]
+                if let action { result["action"] = .string(action) }
+                client.output(.object(result)) { action.map(Terminal.sanitize) ?? ended.reason }
+                if action == nil { throw ExitCode(4) }
+                return
             }
         }
     }
