@@ -5,6 +5,8 @@ let package = Package(
     name: "toastd-suite",
     platforms: [.macOS(.v15)],
     products: [
+        // The protocol's types and wire codec, for a client in Swift that speaks it without ToastKit.
+        .library(name: "ToastProtocol", targets: ["ToastProtocol"]),
         .library(name: "ToastCore", targets: ["ToastCore"]),
         // The Swift client: a typed, async connection to toastd for any program.
         .library(name: "ToastKit", targets: ["ToastKit"]),
@@ -24,9 +26,15 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
-        // The pure core: model, validation, scheduler state machine, wire codec.
-        // Depends on nothing but the standard library and FoundationEssentials.
-        .target(name: "ToastCore"),
+        // The protocol: the JSON library (JSON/), the model (Model/) and the
+        // wire codec (Wire/). What every client needs, and nothing of the
+        // scheduler: ToastKit stands on it alone.
+        .target(name: "ToastProtocol"),
+        // Regular expressions whose matching time is linear in the text (the rules').
+        .target(name: "ToastRegex"),
+        // The scheduler: its state machine, the service around it (rules,
+        // routing, backlog, history) and its tables (Tables/). Pure: no I/O.
+        .target(name: "ToastCore", dependencies: ["ToastProtocol", "ToastRegex"]),
         // libsystemd, linked through pkg-config. Only the Systemd module touches it.
         .systemLibrary(
             name: "CSystemd",
@@ -44,7 +52,7 @@ let package = Package(
             dependencies: ["ToastCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // The configuration file: role defaults, limits, levels, modes and rules, checked with positions.
-        .target(name: "ToastConfig", dependencies: ["ToastCore", .product(name: "TOMLKit", package: "TOMLKit")]),
+        .target(name: "ToastConfig", dependencies: ["ToastCore", "ToastRegex", .product(name: "TOMLKit", package: "TOMLKit")]),
         // org.freedesktop.Notifications over sd-bus: toastd as the desktop's notification server.
         .target(name: "ToastFreedesktop", dependencies: ["ToastCore", "CSystemd"]),
         // glibc's malloc_trim, which Swift's Glibc module does not export.
@@ -63,19 +71,19 @@ let package = Package(
             ]
         ),
         // The Swift client library: the socket, typed requests, replies and
-        // events, an async session and a blocking facade. Only ToastCore below it.
-        .target(name: "ToastKit", dependencies: ["ToastCore"]),
+        // events, an async session and a blocking facade. Only ToastProtocol below it.
+        .target(name: "ToastKit", dependencies: ["ToastProtocol"]),
         // What every command-line tool shares: how it exits (2 on a usage
         // error), printing to stderr, and making untrusted text safe for a terminal.
         .target(
             name: "CommandLineSupport",
-            dependencies: ["ToastCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["ToastProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // toastctl's subcommands, one file each, over ToastKit.
         .target(
             name: "ToastctlCommands",
             dependencies: [
-                "ToastCore",
+                "ToastProtocol",
                 "ToastKit",
                 "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -101,7 +109,7 @@ let package = Package(
         .target(
             name: "ToastTail",
             dependencies: [
-                "ToastCore",
+                "ToastProtocol",
                 "ToastKit",
                 "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -112,7 +120,7 @@ let package = Package(
         .target(
             name: "ToastBench",
             dependencies: [
-                "ToastCore", "ToastConfig", "ToastDaemon", "ToastKit", "ToastFreedesktop", "ToastFuzzing", "CSystemd",
+                "ToastCore", "ToastRegex", "ToastConfig", "ToastDaemon", "ToastKit", "ToastFreedesktop", "ToastFuzzing", "CSystemd",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -124,12 +132,12 @@ let package = Package(
             dependencies: ["ToastBench", "CAllocationCounter", "CommandLineSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The scheduler's invariants as a checker, and the fuzzer's input format.
-        .target(name: "ToastFuzzing", dependencies: ["ToastCore"]),
+        .target(name: "ToastFuzzing", dependencies: ["ToastCore", "ToastRegex"]),
         // libFuzzer's entry point (scripts/fuzz.sh); an empty program otherwise.
         .executableTarget(name: "toast-fuzz", dependencies: ["ToastFuzzing"]),
         .executableTarget(name: "toast-tail", dependencies: ["ToastTail", "CommandLineSupport"]),
         // toast-notify: toastd's toasts on the desktop's own notification server.
-        .target(name: "ToastNotify", dependencies: ["ToastCore", "ToastKit", "CommandLineSupport", "ToastFreedesktop", "CSystemd"]),
+        .target(name: "ToastNotify", dependencies: ["ToastProtocol", "ToastKit", "CommandLineSupport", "ToastFreedesktop", "CSystemd"]),
         .executableTarget(
             name: "toast-notify",
             dependencies: ["ToastNotify", "ToastKit", "CommandLineSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -146,7 +154,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "ToastConfigTests", dependencies: ["ToastConfig", "ToastCore"]),
+        .testTarget(name: "ToastConfigTests", dependencies: ["ToastConfig", "ToastCore", "ToastRegex"]),
         .testTarget(name: "ToastKitTests", dependencies: ["ToastKit", "ToastCore"]),
         .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport", "ToastCore"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
@@ -182,6 +190,8 @@ let package = Package(
             name: "ToastCoreTests",
             dependencies: [
                 "ToastCore",
+                "ToastProtocol",
+                "ToastRegex",
                 "ToastConfig",
                 "ToastFuzzing",
                 .product(name: "PropertyBased", package: "swift-property-based"),

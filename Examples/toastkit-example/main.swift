@@ -2,7 +2,6 @@
 // updated in place, then a question whose answer it waits for.
 //
 //   swift run toastkit-example          (with toastd running)
-import ToastCore
 import ToastKit
 
 @main

@@ -1,4 +1,4 @@
-import ToastCore
+import ToastProtocol
 
 /// Making untrusted toast text safe to print on a terminal.
 public enum Terminal {

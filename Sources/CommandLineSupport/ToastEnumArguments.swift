@@ -1,5 +1,5 @@
 import ArgumentParser
-import ToastCore
+import ToastProtocol
 
 // The toast's enums as command-line values: read by their wire names and
 // completed from their cases, in every tool alike.

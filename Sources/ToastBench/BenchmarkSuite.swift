@@ -1,4 +1,5 @@
 import ToastCore
+import ToastRegex
 #if canImport(Glibc)
 import Glibc
 #endif

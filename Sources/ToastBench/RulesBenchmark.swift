@@ -1,5 +1,6 @@
 import ToastConfig
-@_spi(Benchmarks) import ToastCore
+import ToastCore
+@_spi(Benchmarks) import ToastRegex
 
 #if canImport(Glibc)
 import Glibc

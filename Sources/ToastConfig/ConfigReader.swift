@@ -1,4 +1,5 @@
 import ToastCore
+import ToastRegex
 
 /// Reads a parsed file into a `ToastdConfig`, collecting every problem
 /// with its position instead of stopping at the first.

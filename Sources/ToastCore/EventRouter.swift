@@ -1,3 +1,4 @@
+import ToastProtocol
 /// Who receives each event: the subscribers whose filter matches it, and
 /// the connections that added the toast, which hear how it ends (PROTOCOL.md,
 /// sections 6.2 and 6.3).

@@ -1,3 +1,4 @@
+import ToastProtocol
 /// The scheduler's tunables. Every default is documented in
 /// protocol/PROTOCOL.md ("Scheduling") and settable by a toastd flag.
 public struct SchedulerConfiguration: Sendable, Hashable {
@@ -52,19 +53,4 @@ public struct SchedulerConfiguration: Sendable, Hashable {
 
     /// A toast's level: its own, else its role's.
     public func level(of toast: Toast) -> Int { toast.level ?? pauseLevels.roles[toast.role] ?? 0 }
-}
-
-/// Levels are 0...100. A pause holds back the toasts below its level.
-public struct PauseLevels: Sendable, Hashable {
-    /// The level of `pause` when it names none.
-    public var defaultLevel = 50
-    /// The level held while any connection holds an inhibitor.
-    public var inhibitLevel = 50
-    /// Each role's level; a role not named here is at 0. By default a
-    /// failure breaks through a plain `pause`.
-    public var roles: [ToastRole: Int] = [.failure: 80]
-
-    public static let range = ConfigurationLimits.level
-
-    public init() {}
 }

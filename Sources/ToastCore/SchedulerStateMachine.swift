@@ -1,3 +1,4 @@
+import ToastProtocol
 /// The global toast scheduler, as a pure state machine.
 ///
 /// `handle(_:now:)` is the only way in: it takes a command and the current

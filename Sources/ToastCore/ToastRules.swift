@@ -1,3 +1,5 @@
+import ToastProtocol
+import ToastRegex
 #if canImport(Glibc)
 import Glibc  // fnmatch(3)
 #endif
@@ -150,16 +152,6 @@ public struct ToastRules: Sendable {
         }
         return outcome
     }
-}
-
-/// The toast fields a sender left out, which role defaults may fill.
-public struct ToastFieldSet: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
-    public static let duration = Self(rawValue: 1)
-    public static let alignment = Self(rawValue: 2)
-    public static let dismissible = Self(rawValue: 4)
-    public static let all: Self = [.duration, .alignment, .dismissible]
 }
 
 public struct RoleDefaults: Sendable, Hashable {

@@ -1,3 +1,4 @@
+import ToastProtocol
 /// The protocol's face of the scheduler: a request line (or envelope) in,
 /// the reply line and the scheduler's effects out. The daemon wraps it in
 /// sockets; the transcript tests and the fuzzer drive it directly.

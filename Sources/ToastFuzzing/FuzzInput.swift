@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ToastCore
+import ToastRegex
 
 /// Turns arbitrary bytes into a session with the scheduler, the way the
 /// fuzzer and the regression tests replay it.

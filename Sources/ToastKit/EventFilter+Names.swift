@@ -1,4 +1,4 @@
-import ToastCore
+import ToastProtocol
 
 extension EventFilter {
     /// A filter from a command line's words: a scene, and role names

@@ -1,4 +1,4 @@
-import ToastCore
+import ToastProtocol
 
 /// How a toast's sender learns its outcome from the events on its
 /// connection (PROTOCOL.md, section 6.3): an `action` is remembered until

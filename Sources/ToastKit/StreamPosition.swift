@@ -1,4 +1,4 @@
-import ToastCore
+import ToastProtocol
 
 /// Where a subscriber is in toastd's event stream, so that the next
 /// connection resumes there (`subscribe` with `since` and `instance`,

@@ -1,4 +1,4 @@
-import ToastCore
+import ToastProtocol
 
 /// One resuming subscription, as a pure state machine in swift-nio's style:
 /// its inputs are what happened (`start`, `connected`, `received`, `failed`,

@@ -1,4 +1,4 @@
-import ToastCore
+import ToastProtocol
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import ToastCore
+import ToastProtocol
 
 /// A toast this session showed: update it, end it, or wait for its outcome.
 public struct ToastHandle: Sendable {

@@ -1,5 +1,5 @@
 import Synchronization
-import ToastCore
+import ToastProtocol
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
 import CSystemd
 import CommandLineSupport
 import ToastKit
-import ToastCore
+import ToastProtocol
 import ToastFreedesktop
 
 #if canImport(Glibc)

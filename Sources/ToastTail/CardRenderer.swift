@@ -1,4 +1,4 @@
-import ToastCore
+import ToastProtocol
 
 /// Draws one toast as a card, a pure function of the toast, the width and
 /// the time:

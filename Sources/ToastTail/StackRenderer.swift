@@ -1,6 +1,6 @@
 import CommandLineSupport
 import ToastKit
-import ToastCore
+import ToastProtocol
 
 /// Lays out a scene's live stack on a terminal: the top stack from the top
 /// edge down, the center HUDs in the middle, the bottom stack up from the

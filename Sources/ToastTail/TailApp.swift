@@ -1,6 +1,6 @@
 import CommandLineSupport
 import ToastKit
-import ToastCore
+import ToastProtocol
 
 #if canImport(Glibc)
 import Glibc

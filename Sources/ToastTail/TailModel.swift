@@ -1,6 +1,6 @@
 import CommandLineSupport
 import ToastKit
-import ToastCore
+import ToastProtocol
 
 /// One toast as a viewer sees it. Its text is sanitized here, once, so
 /// nothing downstream can print a control character.

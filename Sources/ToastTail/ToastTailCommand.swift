@@ -1,7 +1,7 @@
 import ArgumentParser
 import CommandLineSupport
 import ToastKit
-import ToastCore
+import ToastProtocol
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import ToastCore
+import ToastProtocol
 
 /// `toastctl add MESSAGE [--role R] ...`, read without ArgumentParser.
 ///

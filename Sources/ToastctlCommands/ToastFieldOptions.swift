@@ -1,5 +1,5 @@
 import ArgumentParser
-import ToastCore
+import ToastProtocol
 
 /// The toast fields, as command-line options shared by `add` and `run`.
 public struct ToastFieldOptions: ParsableArguments {

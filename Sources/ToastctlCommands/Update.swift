@@ -1,6 +1,6 @@
 import ArgumentParser
 import CommandLineSupport
-import ToastCore
+import ToastProtocol
 import ToastKit
 
 #if canImport(Glibc)

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CommandLineSupport
 import ToastKit
-import ToastCore
+import ToastProtocol
 import ToastNotify
 
 #if canImport(Glibc)

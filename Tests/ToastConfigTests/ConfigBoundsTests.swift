@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ToastConfig
 import ToastCore
+import ToastRegex
 
 /// The bounds of a configuration file (issue #38): what crashed toastd,
 /// what stalled it, and what ran another command than it said. Each is

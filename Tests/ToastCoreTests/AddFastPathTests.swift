@@ -3,6 +3,7 @@ import PropertyBased
 import Testing
 
 @testable import ToastCore
+@testable import ToastProtocol
 
 /// The add fast path must decode exactly what the general decoder decodes,
 /// take the lines clients really send, and leave everything else (errors

@@ -1,5 +1,7 @@
 import Testing
-@_spi(Benchmarks) @testable import ToastCore
+@testable import ToastCore
+@testable import ToastProtocol
+@_spi(Benchmarks) @testable import ToastRegex
 
 #if canImport(Glibc)
 import Glibc

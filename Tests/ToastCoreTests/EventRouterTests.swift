@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ToastCore
+@testable import ToastProtocol
 
 /// Who hears a toast's end: its adders (PROTOCOL.md, section 6.3).
 @Suite("Event routing")

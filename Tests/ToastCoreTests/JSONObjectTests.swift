@@ -2,6 +2,7 @@ import PropertyBased
 import Testing
 
 @testable import ToastCore
+@testable import ToastProtocol
 
 /// `JSONObject` replaced a `[String: JSONValue]`: these hold it to a
 /// dictionary keyed by each key's UTF-8 bytes, key by key.

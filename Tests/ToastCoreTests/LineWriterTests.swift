@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ToastCore
+@testable import ToastProtocol
 
 @Suite("The line writer")
 struct LineWriterTests {

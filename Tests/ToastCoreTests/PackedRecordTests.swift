@@ -2,6 +2,7 @@ import PropertyBased
 import Testing
 
 @testable import ToastCore
+@testable import ToastProtocol
 
 @Suite("Packed records")
 struct PackedRecordTests {

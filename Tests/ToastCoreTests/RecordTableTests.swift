@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ToastCore
+@testable import ToastProtocol
 
 @Suite("The scheduler's record table")
 struct RecordTableTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ToastCore
+@testable import ToastProtocol
 
 /// `subscribe` with `since`: the backlog ring, and the service's answer.
 @Suite("Resumable subscriptions")

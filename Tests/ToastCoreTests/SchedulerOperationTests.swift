@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ToastCore
+@testable import ToastProtocol
 
 @Suite("Scheduler: dedupe, update, dismiss, actions, clear, pause")
 struct SchedulerOperationTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ToastCore
+@testable import ToastProtocol
 
 @Suite("Scheduler: presentation, durations and the FIFO queue")
 struct SchedulerPresentationTests {

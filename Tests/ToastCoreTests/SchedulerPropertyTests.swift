@@ -2,6 +2,7 @@ import PropertyBased
 import Testing
 
 @testable import ToastCore
+@testable import ToastProtocol
 import ToastFuzzing
 
 /// Random command sequences against the invariants of the scheduler.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ToastCore
+@testable import ToastProtocol
 
 @Suite("Scheduler: cancellation and invalidation per source")
 struct SchedulerSourceTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ToastCore
+@testable import ToastProtocol
 
 /// Issue #11, failures 1 and 4: what an outside client found about
 /// `contextChanged` toasts promoted from the queue, and about what a dedupe

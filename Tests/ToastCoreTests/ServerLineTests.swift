@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import ToastCore
+@testable import ToastProtocol
 
 /// Every line the daemon writes decodes once into a `ServerLine` (issue
 /// #39): the snapshot, `lagged` and `shutdown` notices included, which

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ToastCore
+@testable import ToastProtocol
 
 /// A toast the wire decoder made has been validated, so the scheduler does
 /// not check it again, unless something after the decoder set a field

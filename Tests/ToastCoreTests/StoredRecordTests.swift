@@ -1,6 +1,7 @@
 import Testing
 
 @testable import ToastCore
+@testable import ToastProtocol
 
 /// The stored form of a record (a row's body, a journal record's): the wire
 /// form without the members whose absence decodes to the same value, and

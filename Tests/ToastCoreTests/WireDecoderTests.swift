@@ -2,6 +2,7 @@ import PropertyBased
 import Testing
 
 @testable import ToastCore
+@testable import ToastProtocol
 
 @Suite("Wire decoder: requests and precise errors")
 struct WireDecoderTests {

@@ -135,7 +135,7 @@ public struct BoundedRegex: Sendable {
 
     /// Whether `needle` (not empty) occurs in `haystack`: memchr for its
     /// first byte, memcmp for the rest (Glibc's module has no memmem).
-    static func find(_ needle: UnsafeBufferPointer<UInt8>, in haystack: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func find(_ needle: UnsafeBufferPointer<UInt8>, in haystack: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = haystack.baseAddress, needle.count <= haystack.count else { return false }
         let first = Int32(needle[0])
         let last = base + (haystack.count - needle.count)
@@ -224,7 +224,7 @@ public struct BoundedRegex: Sendable {
     }
 
     /// Whether the pattern matches anywhere in `utf8`, valid UTF-8 (a string's bytes).
-    func matches(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+    package func matches(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         mayMatch(utf8) && matchesByMachine(utf8)
     }
 

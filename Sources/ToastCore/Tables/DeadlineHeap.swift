@@ -1,3 +1,4 @@
+import ToastProtocol
 /// A binary min-heap of expiry deadlines. Entries are invalidated lazily:
 /// an entry is stale when its toast no longer expires at that instant, and
 /// stale entries are dropped when they surface or when they outnumber the

@@ -1,3 +1,4 @@
+import ToastProtocol
 /// A waiting toast's record, packed into one small byte buffer.
 ///
 /// Nobody reads a queued toast until it is shown, updated, listed or

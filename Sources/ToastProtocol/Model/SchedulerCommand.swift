@@ -96,7 +96,7 @@ public struct ClearScope: Sendable, Hashable {
         self.force = force
     }
 
-    func contains(_ key: StackKey) -> Bool {
+    package func contains(_ key: StackKey) -> Bool {
         (scene == nil || scene == key.scene) && (alignment == nil || alignment == key.alignment)
     }
 }
@@ -134,6 +134,11 @@ public enum SchedulerEffect: Sendable, Hashable {
 public struct SchedulerTransition: Sendable, Hashable {
     public var reply: Result<SchedulerReply, ToastError>
     public var effects: [SchedulerEffect]
+
+    package init(reply: Result<SchedulerReply, ToastError>, effects: [SchedulerEffect]) {
+        self.reply = reply
+        self.effects = effects
+    }
 
     public var events: [ToastEvent] {
         effects.compactMap { effect in

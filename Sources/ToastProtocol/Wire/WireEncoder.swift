@@ -94,27 +94,6 @@ public enum WireEncoder {
         ]
     }
 
-    /// The result of `status`; the daemon supplies what only it knows.
-    public static func status(
-        _ scheduler: SchedulerStateMachine, instance: String, connections: Int, subscribers: Int,
-        uptimeMilliseconds: Int64
-    ) -> JSONValue {
-        [
-            "server": .string(ProtocolInfo.server),
-            "instance": .string(instance),
-            "shown": .int(Int64(scheduler.shownCount)),
-            "queued": .int(Int64(scheduler.queuedCount)),
-            "paused": .bool(scheduler.isPaused),
-            "pauseLevel": .int(Int64(scheduler.pauseLevel)),
-            "pausedLevel": .int(Int64(scheduler.pausedLevel)),
-            "modes": .array(scheduler.modes.map { .string($0) }),
-            "connections": .int(Int64(connections)),
-            "subscribers": .int(Int64(subscribers)),
-            "lastSequence": .int(Int64(scheduler.lastSequence)),
-            "uptimeMs": .int(uptimeMilliseconds),
-        ]
-    }
-
     /// One entry of the `history` result.
     public static func historyEntry(_ entry: ToastHistory.Entry) -> JSONValue {
         [

@@ -10,18 +10,18 @@ public struct ToastRecord: Sendable, Hashable {
     }
 
     public let id: ToastID
-    public internal(set) var toast: Toast
-    public internal(set) var state: State
+    public package(set) var toast: Toast
+    public package(set) var state: State
     /// How many times the same toast was added (×N); 1 for a fresh toast.
-    public internal(set) var repeatCount: Int
+    public package(set) var repeatCount: Int
     public let createdAt: ToastInstant
-    public internal(set) var presentedAt: ToastInstant?
+    public package(set) var presentedAt: ToastInstant?
     /// When it expires, while shown with a finite lifetime.
-    public internal(set) var expiresAt: ToastInstant?
+    public package(set) var expiresAt: ToastInstant?
     /// Its place in its stack: the sequence number of the event that put it
     /// there (queued, presented, or a dedupe that moved it to the newest
     /// place). Not on the wire; durable state restores stacks in this order.
-    public internal(set) var placement: UInt64 = 0
+    public package(set) var placement: UInt64 = 0
 
     public init(
         id: ToastID, toast: Toast, state: State, repeatCount: Int, createdAt: ToastInstant,

@@ -1,3 +1,4 @@
+import ToastProtocol
 /// The scheduler's live toasts, found by id: shown records lie densely in
 /// one array, queued ones packed (`PackedRecord`) in another, and an
 /// `IDTable` maps each id to its slot.

@@ -1,3 +1,4 @@
+import ToastProtocol
 /// A hash table keyed by toast id, for the scheduler's indexes of live
 /// toasts (`RecordTable`, a source's toasts, the router's adders), and by
 /// the seeded identity hashes of `IdentityIndex`.

@@ -185,7 +185,7 @@ public enum ToastRole: String, Sendable, Hashable, CaseIterable {
     case plain, info, success, warning, failure
 
     /// The role's place in `allCases`.
-    var caseIndex: Int {
+    package var caseIndex: Int {
         switch self {
         case .plain: 0
         case .info: 1

@@ -5,6 +5,13 @@ public struct SchedulerSnapshot: Sendable, Hashable {
         public var shown: Int
         public var queued: Int
         public var maxVisible: Int
+
+        package init(key: StackKey, shown: Int, queued: Int, maxVisible: Int) {
+            self.key = key
+            self.shown = shown
+            self.queued = queued
+            self.maxVisible = maxVisible
+        }
     }
 
     public var paused: Bool { pauseLevel > 0 }
@@ -16,6 +23,14 @@ public struct SchedulerSnapshot: Sendable, Hashable {
     public var sequence: UInt64
     public var stacks: [Stack]
     public var toasts: [ToastRecord]
+
+    package init(pauseLevel: Int, modes: [String], sequence: UInt64, stacks: [Stack], toasts: [ToastRecord]) {
+        self.pauseLevel = pauseLevel
+        self.modes = modes
+        self.sequence = sequence
+        self.stacks = stacks
+        self.toasts = toasts
+    }
 }
 
 /// Which toasts a subscriber or `list` wants: one scene and/or some roles.
@@ -30,7 +45,7 @@ public struct EventFilter: Sendable, Hashable {
 
     public var isEmpty: Bool { scene == nil && roles == nil }
 
-    func matches(scene candidate: String) -> Bool { scene == nil || scene == candidate }
+    package func matches(scene candidate: String) -> Bool { scene == nil || scene == candidate }
 
     public func matches(_ record: ToastRecord) -> Bool {
         matches(scene: record.toast.scene) && (roles?.contains(record.toast.role) ?? true)

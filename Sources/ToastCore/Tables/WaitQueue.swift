@@ -1,3 +1,4 @@
+import ToastProtocol
 /// A FIFO of toast ids that supports removal from anywhere in O(1).
 ///
 /// Removal is lazy: the caller forgets the id elsewhere (its record is no

@@ -1,0 +1,2 @@
+// An app imports ToastKit alone: the protocol's types (Toast, ToastRole, ToastEvent...) come with it.
+@_exported import ToastProtocol
