@@ -42,7 +42,11 @@ public final class NotifyMirror {
     private var client: NotificationsClient?
     private var bus: OpaquePointer? { client?.bus }
     private var subscription: ToastConnection?
-    private var position = StreamPosition()
+    /// The subscription to toastd: connect, resume, wait (ToastKit's one policy).
+    private var machine: SubscriptionStateMachine
+    /// When toastd's side is tried again (monotonic ms), after the machine's wait.
+    private var toastdRetryAt: Int64 = 0
+    private var toastdWaiting = false
     /// toastd id ↔ the notifier's id.
     private var notifierID: [Int64: UInt32] = [:]
     private var toastID: [UInt32: Int64] = [:]
@@ -51,13 +55,18 @@ public final class NotifyMirror {
     /// The notification server's unique bus name: only its signals count.
     private var server: String?
     private var retryAt: Int64 = 0
-    private var backoff: Int64 = 250
+    /// Why toast-notify must stop (toastd itself on the bus), once known.
+    private var fatal: Refusal?
+    /// The session bus's own wait before it is tried again (toastd's side
+    /// waits as its machine says), with the same figures.
+    private var backoff = SubscriptionStateMachine.firstBackoff
     /// What the mirror did, for the log (stderr).
     let log: (String) -> Void
 
     public init(configuration: Configuration, log: @escaping (String) -> Void) {
         self.configuration = configuration
         self.log = log
+        machine = SubscriptionStateMachine(filter: EventFilter(scene: configuration.scene))
     }
 
     /// Runs until SIGINT or SIGTERM (the caller's signal handling), or
@@ -65,7 +74,11 @@ public final class NotifyMirror {
     public func run(until stop: Int32) throws {
         defer { closeAll() }
         while true {
-            if bus == nil || subscription == nil, monotonicMilliseconds() >= retryAt { try connect() }
+            if bus == nil, monotonicMilliseconds() >= retryAt {
+                connectBus()
+                if let fatal { throw fatal }
+            }
+            if bus != nil, subscription == nil, monotonicMilliseconds() >= toastdRetryAt { try connectToastd() }
             // Messages a synchronous call already read sit in sd-bus's queue,
             // where poll cannot see them: process until it has nothing left.
             if let bus {
@@ -80,37 +93,64 @@ public final class NotifyMirror {
                 pollfd(fd: subscription?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: stop, events: Int16(POLLIN), revents: 0),
             ]
-            let wait = bus == nil || subscription == nil ? Int32(clamping: max(0, retryAt - monotonicMilliseconds())) : -1
+            let due = bus == nil ? retryAt : subscription == nil ? toastdRetryAt : nil
+            let wait = due.map { Int32(clamping: max(0, $0 - monotonicMilliseconds())) } ?? -1
             if poll(&fds, nfds_t(fds.count), wait) < 0 && errno != EINTR { return }
             if fds[2].revents != 0 { return }
-            if fds[1].revents != 0 { receive() }
+            if fds[1].revents != 0 { try receive() }
         }
     }
 
     // MARK: - Connections
 
-    private func connect() throws {
-        if client == nil {
-            do {
-                try openBus()
-            } catch let refusal as Refusal {
-                throw refusal
-            } catch {
-                return lost("\(error)")
-            }
+    private func connectBus() {
+        do {
+            try openBus()
+        } catch let refusal as Refusal {
+            fatal = refusal
+        } catch {
+            lost("\(error)")
         }
-        if subscription == nil {
+    }
+
+    /// Drives the subscription's machine from a due connection attempt.
+    private func connectToastd() throws {
+        let action = toastdWaiting ? machine.timerFired() : machine.start()
+        toastdWaiting = false
+        try carry(action)
+    }
+
+    /// Carries out what the subscription's machine asks.
+    private func carry(_ action: SubscriptionStateMachine.Action, why: String = "it closed the connection") throws {
+        switch action {
+        case .connect:
             do {
-                let connection = try ToastConnection(path: configuration.socketPath)
-                let filter = EventFilter(scene: configuration.scene)
-                try connection.send(position.subscribeRequest(filter))
-                subscription = connection
-                backoff = 250
-                log("mirroring toastd at \(configuration.socketPath)")
+                subscription = try ToastConnection(path: configuration.socketPath)
+                try carry(machine.connected())
             } catch {
-                if case .impostor = error { throw Refusal(description: "\(error)") }
-                return lostToastd("\(error)".split(separator: "\n").first.map(String.init) ?? "gone")
+                try carry(machine.failed(ResumingSubscriber.failure(error)), why: ResumingSubscriber.reason(error))
             }
+        case .send(let request):
+            do {
+                try subscription?.send(request)
+            } catch {
+                try carry(machine.failed(ResumingSubscriber.failure(error)), why: ResumingSubscriber.reason(error))
+            }
+        case .deliver(let line):
+            if case .reply = line { log("mirroring toastd at \(configuration.socketPath)") }
+            show(line)
+        case .wait(let milliseconds):
+            // The notifications it shows stay; the subscription resumes where
+            // it stopped, or resyncs from a snapshot that updates them in
+            // place and closes what ended meanwhile.
+            log("toastd: \(why); retrying in \(Double(milliseconds) / 1000) s")
+            subscription = nil
+            toastdWaiting = true
+            toastdRetryAt = monotonicMilliseconds() + milliseconds
+        case .stop(let stop):
+            throw Refusal(description: "\(stop)")
+        case .none:
+            break
         }
     }
 
@@ -134,6 +174,7 @@ public final class NotifyMirror {
             }, Unmanaged.passUnretained(self).toOpaque()
         )
         self.client = client
+        backoff = SubscriptionStateMachine.firstBackoff
         log("showing toasts on \(information.name)")
     }
 
@@ -147,56 +188,51 @@ public final class NotifyMirror {
         notifierID = [:]
         toastID = [:]
         closing = []
-        position = StreamPosition()
+        // A new notifier: everything is shown anew from a fresh snapshot.
+        machine = SubscriptionStateMachine(filter: EventFilter(scene: configuration.scene))
+        toastdWaiting = false
+        toastdRetryAt = 0
         retryAt = monotonicMilliseconds() + backoff
-        backoff = min(5_000, backoff * 2)
-    }
-
-    /// toastd is gone (a restart): the notifications it shows stay, and the
-    /// subscription resumes where it stopped, or resyncs from a snapshot
-    /// that updates them in place and closes what ended meanwhile.
-    private func lostToastd(_ why: String) {
-        log("toastd: \(why); retrying in \(Double(backoff) / 1000) s")
-        subscription = nil
-        retryAt = monotonicMilliseconds() + backoff
-        backoff = min(5_000, backoff * 2)
+        backoff = min(SubscriptionStateMachine.maxBackoff, backoff * 2)
     }
 
     // MARK: - toastd → the notifier
 
-    private func receive() {
+    private func receive() throws {
         guard let subscription else { return }
         do {
             try subscription.receive()
         } catch {
-            return lostToastd("it closed the connection")
+            return try carry(machine.failed(ResumingSubscriber.failure(error)))
         }
         while let text = subscription.bufferedLine() {
             guard let value = try? JSONValue.parse(text), let line = try? WireDecoder.decodeServerLine(value) else { continue }
-            position.note(line)
-            switch line {
-            case .reply(_, .failure(let refusal)):
-                return lostToastd(refusal.message)
-            case .snapshot(let snapshot):
-                // Show what toastd shows now; close what it no longer has.
-                var live: Set<Int64> = []
-                for record in snapshot.snapshot.toasts where record.state == .shown {
-                    live.insert(Int64(record.id))
-                    show(record, time: snapshot.time)
-                }
-                for id in notifierID.keys where !live.contains(id) { close(id) }
-            case .event(let event):
-                switch event.kind {
-                case .presented(let record), .updated(let record):
-                    if record.state == .shown { show(record, time: event.time) }
-                case .dismissed(let record, _), .cancelled(let record, _):
-                    close(Int64(record.id))
-                default:
-                    break
-                }
-            case .reply, .lagged, .shutdown, .unknown:
+            try carry(machine.received(line))
+        }
+    }
+
+    /// A line of the stream on the notifier.
+    private func show(_ line: ServerLine) {
+        switch line {
+        case .snapshot(let snapshot):
+            // Show what toastd shows now; close what it no longer has.
+            var live: Set<Int64> = []
+            for record in snapshot.snapshot.toasts where record.state == .shown {
+                live.insert(Int64(record.id))
+                show(record, time: snapshot.time)
+            }
+            for id in notifierID.keys where !live.contains(id) { close(id) }
+        case .event(let event):
+            switch event.kind {
+            case .presented(let record), .updated(let record):
+                if record.state == .shown { show(record, time: event.time) }
+            case .dismissed(let record, _), .cancelled(let record, _):
+                close(Int64(record.id))
+            default:
                 break
             }
+        case .reply, .lagged, .shutdown, .unknown:
+            break
         }
     }
 

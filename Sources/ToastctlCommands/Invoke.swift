@@ -38,9 +38,9 @@ extension Toastctl {
         func run() throws {
             let (toast, latest) = try target.target(id: id, client: client, having: actionID ?? "")
             var chosen = actionID
-            if chosen == nil, case .array(let actions)? = latest?["actions"] {
+            if chosen == nil {
                 // The first action of the toast --latest picked, as a click would invoke.
-                chosen = actions.first?["id"]?.stringValue
+                chosen = latest?.toast.actions.first?.id
             }
             guard let chosen else {
                 printError("toastctl: the toast has no action to invoke")

@@ -16,18 +16,16 @@ extension Toastctl {
         func run() throws {
             let result = try client.perform(WireEncoder.request(.list(only.filter)))
             client.output(result) {
-                guard case .array(let toasts)? = result["toasts"] else { return "" }
-                return toasts.map { toast in
-                    let fields = ["id", "state", "role", "alignment", "scene"].map { toast[$0]?.serializedScalar ?? "-" }
-                    let repeats = (toast["repeat"]?.intValue ?? 1) > 1 ? " ×\(toast["repeat"]!.intValue!)" : ""
-                    var actions = ""
-                    if case .array(let list)? = toast["actions"], !list.isEmpty {
-                        actions = "\t[" + list.map { action in
-                            Terminal.sanitize("\(action["id"]?.stringValue ?? "?"): \(action["label"]?.stringValue ?? "")")
-                        }.joined(separator: ", ") + "]"
-                    }
-                    return fields.joined(separator: "\t") + "\t" + Terminal.sanitize(toast["message"]?.stringValue ?? "") + repeats + actions
-                }.joined(separator: "\n") + (result["paused"] == .bool(true) ? "\n(paused)" : "")
+                guard let snapshot = try? WireDecoder.decodeSnapshot(result) else { return "" }
+                return snapshot.toasts.map { record in
+                    let toast = record.toast
+                    let fields = ["\(record.id)", record.state.rawValue, toast.role.rawValue, toast.alignment.rawValue, toast.scene]
+                    let repeats = record.repeatCount > 1 ? " ×\(record.repeatCount)" : ""
+                    let actions =
+                        toast.actions.isEmpty
+                        ? "" : "\t[" + toast.actions.map { Terminal.sanitize("\($0.id): \($0.label)") }.joined(separator: ", ") + "]"
+                    return fields.joined(separator: "\t") + "\t" + Terminal.sanitize(toast.message) + repeats + actions
+                }.joined(separator: "\n") + (snapshot.paused ? "\n(paused)" : "")
             }
         }
     }

@@ -41,27 +41,25 @@ struct LatestTargetOptions: ParsableArguments {
     /// The toast named; `--latest` asks toastd which toast that is, and
     /// returns it too. `having`: only toasts with this action (or with any
     /// action, for "").
-    func target(id: UInt64?, client: ClientOptions, having action: String? = nil) throws -> (ToastTarget, latest: JSONValue?) {
+    func target(id: UInt64?, client: ClientOptions, having action: String? = nil) throws -> (ToastTarget, latest: ToastRecord?) {
         if let reuseID { return (.reuseID(reuseID, scene: scene ?? Toast.defaultScene), nil) }
         guard latest else { return (.id(ToastID(id ?? 0)), nil) }
-        let snapshot = try client.perform(WireEncoder.request(.list(EventFilter())))
-        guard let newest = Self.latest(in: snapshot, having: action), let id = newest["id"]?.intValue else {
+        let result = try client.perform(WireEncoder.request(.list(EventFilter())))
+        guard let snapshot = try? WireDecoder.decodeSnapshot(result), let newest = Self.latest(in: snapshot, having: action) else {
             printError("toastctl: no toast is shown" + (action.map { $0.isEmpty ? " with an action" : " with action '\($0)'" } ?? ""))
             throw ExitCode(1)
         }
-        return (.id(ToastID(id)), newest)
+        return (.id(newest.id), newest)
     }
 
     /// The shown toast presented last (highest `presentedAt`, then id).
-    static func latest(in snapshot: JSONValue, having action: String?) -> JSONValue? {
-        guard case .array(let toasts)? = snapshot["toasts"] else { return nil }
-        let shown = toasts.filter { toast in
-            guard toast["state"] == "shown" else { return false }
+    static func latest(in snapshot: SchedulerSnapshot, having action: String?) -> ToastRecord? {
+        let shown = snapshot.toasts.filter { record in
+            guard record.state == .shown else { return false }
             guard let action else { return true }
-            guard case .array(let actions)? = toast["actions"], !actions.isEmpty else { return false }
-            return action.isEmpty || actions.contains { $0["id"]?.stringValue == action }
+            let actions = record.toast.actions
+            return !actions.isEmpty && (action.isEmpty || actions.contains { $0.id == action })
         }
-        let newest = shown.max { ($0["presentedAt"]?.intValue ?? 0, $0["id"]?.intValue ?? 0) < ($1["presentedAt"]?.intValue ?? 0, $1["id"]?.intValue ?? 0) }
-        return newest
+        return shown.max { ($0.presentedAt ?? 0, $0.id) < ($1.presentedAt ?? 0, $1.id) }
     }
 }
