@@ -18,7 +18,7 @@ public struct ToastHandle: Sendable {
     @discardableResult
     public func update(_ patch: ToastPatch) async throws(ToastKitError) -> ToastRecord {
         let result = try await session.perform(.command(.update(.id(id), patch)))
-        guard let record = try? WireDecoder.decodeRecord(result["toast"] ?? nil) else {
+        guard let record = try? WireDecoder.decodeUpdateResult(result) else {
             throw ToastKitError(code: nil, message: "toastd's reply to update carried no toast")
         }
         return record

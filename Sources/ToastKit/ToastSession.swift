@@ -210,11 +210,11 @@ public final class ToastSession: Sendable {
             throw ToastKitError(error)
         }
         let result = try await perform(.command(.add(toast)), leftOut: leftOut)
-        guard let record = try? WireDecoder.decodeRecord(result["toast"] ?? nil) else {
+        guard let added = try? WireDecoder.decodeAddResult(result) else {
             throw ToastKitError(code: nil, message: "toastd's reply to add carried no toast")
         }
-        if result["dropped"] == .bool(true) { hear(record.id, .cancelled(.dropped)) }
-        return ToastHandle(session: self, record: record, deduped: result["deduped"] == .bool(true))
+        if added.dropped { hear(added.record.id, .cancelled(.dropped)) }
+        return ToastHandle(session: self, record: added.record, deduped: added.deduped)
     }
 
     // MARK: - Outcomes

@@ -72,6 +72,17 @@ struct ServerLineTests {
         #expect(throws: ToastError.self) { try WireDecoder.decodeHistoryEntries(["entries": [["toast": 1]]]) }
     }
 
+    @Test func anAddReplyReadsBack() throws {
+        var service = ToastService(configuration: SchedulerConfiguration(), instance: "i")
+        let first = service.respond(toLine: Array(#"{"op":"add","toast":{"message":"m","duration":"indefinite"}}"#.utf8), defaultSource: "t", now: 1)
+        let again = service.respond(toLine: Array(#"{"op":"add","toast":{"message":"m","duration":"indefinite"}}"#.utf8), defaultSource: "t", now: 2)
+        let added = try WireDecoder.decodeAddResult(WireDecoder.reply(try JSONValue.parse(String(decoding: first.replyLine!.dropLast(), as: UTF8.self))).get())
+        #expect(added.record.id == 1 && !added.deduped && !added.dropped && added.replaced == nil)
+        let deduped = try WireDecoder.decodeAddResult(WireDecoder.reply(try JSONValue.parse(String(decoding: again.replyLine!.dropLast(), as: UTF8.self))).get())
+        #expect(deduped.deduped && deduped.record.repeatCount == 2)
+        #expect(throws: ToastError.self) { try WireDecoder.decodeAddResult(["deduped": true]) }
+    }
+
     /// Every line of every transcript the daemon writes decodes, as the
     /// case its `event` or `ok` says.
     @Test func everyTranscriptLineDecodes() throws {

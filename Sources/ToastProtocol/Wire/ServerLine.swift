@@ -123,3 +123,30 @@ extension WireDecoder {
         return decoded
     }
 }
+
+/// What `add` (and `restore`) answer (5.3): the toast, and how it was taken.
+public struct AddResult: Sendable, Hashable {
+    public var record: ToastRecord
+    public var deduped: Bool
+    /// Ended at once by a rule's `drop` (5.9).
+    public var dropped: Bool
+    /// The toast this one replaced (a dedupe across alignments, 5.2).
+    public var replaced: ToastID?
+}
+
+extension WireDecoder {
+    /// An `add` or `restore` reply's result.
+    public static func decodeAddResult(_ result: JSONValue) throws(ToastError) -> AddResult {
+        let record = try decodeUpdateResult(result)
+        return AddResult(
+            record: record, deduped: result["deduped"] == .bool(true), dropped: result["dropped"] == .bool(true),
+            replaced: result["replaced"]?.intValue.map { ToastID(max(0, $0)) }
+        )
+    }
+
+    /// The toast an `update` reply (or an add's) carries.
+    public static func decodeUpdateResult(_ result: JSONValue) throws(ToastError) -> ToastRecord {
+        guard let toast = result["toast"] else { throw ToastError(.missingField, "the reply carries no toast", field: "toast") }
+        return try decodeRecord(toast)
+    }
+}
