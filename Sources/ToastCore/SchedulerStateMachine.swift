@@ -28,17 +28,17 @@ public struct SchedulerStateMachine: Sendable {
     /// The instant the timer is armed for, if any.
     public private(set) var armedDeadline: ToastInstant?
 
-    private var clock: ToastInstant = .min
-    private var nextID: ToastID = 1
-    private var nextSequence: UInt64 = 1
-    private var records = RecordTable()
-    private var stacks: [StackKey: Stack] = [:]
-    private var identities = IdentityIndex()
-    private var sources: [String: SourceEntry] = [:]
-    private var deadlines = DeadlineHeap()
-    private var timedCount = 0
+    var clock: ToastInstant = .min
+    var nextID: ToastID = 1
+    var nextSequence: UInt64 = 1
+    var records = RecordTable()
+    var stacks: [StackKey: Stack] = [:]
+    var identities = IdentityIndex()
+    var sources: [String: SourceEntry] = [:]
+    var deadlines = DeadlineHeap()
+    var timedCount = 0
     /// Effects accumulated by the current step.
-    private var effects: [SchedulerEffect] = []
+    var effects: [SchedulerEffect] = []
 
     public init(configuration: SchedulerConfiguration = SchedulerConfiguration()) {
         self.configuration = configuration
@@ -153,7 +153,7 @@ public struct SchedulerStateMachine: Sendable {
         return transition
     }
 
-    private mutating func perform(_ command: SchedulerCommand, expired: Int, validated: Bool) throws(ToastError) -> SchedulerReply {
+    mutating func perform(_ command: SchedulerCommand, expired: Int, validated: Bool) throws(ToastError) -> SchedulerReply {
         switch command {
         case .add(let toast):
             if !validated { try toast.validate() }
@@ -230,7 +230,7 @@ public struct SchedulerStateMachine: Sendable {
 
     /// Changes the levels; announces the new effective level, and shows
     /// what a lower level lets through.
-    private mutating func changePause(_ change: (inout Self) -> Void) {
+    mutating func changePause(_ change: (inout Self) -> Void) {
         let before = pauseLevel
         change(&self)
         let after = pauseLevel
@@ -253,7 +253,7 @@ public struct SchedulerStateMachine: Sendable {
     }
 
     /// Whether a pause holds this toast back.
-    private func isHeld(_ record: ToastRecord) -> Bool {
+    func isHeld(_ record: ToastRecord) -> Bool {
         isPaused && configuration.level(of: record.toast) < pauseLevel
     }
 
@@ -264,25 +264,6 @@ public struct SchedulerStateMachine: Sendable {
     /// Whether the toast is shown or queued (nil: it ended or never was),
     /// without unpacking a queued record as `record(_:)` does.
     public func state(of id: ToastID) -> ToastRecord.State? { records.state(of: id) }
-
-    /// The live toast with this identity.
-    private func holder(of identity: Identity) -> ToastID? {
-        identities.find(identity, identity: records.identity(of:))
-    }
-
-    /// The live toast with this identity, its record unpacked once: the
-    /// index's check that the toast holds the identity reads the record,
-    /// and reading it again for the caller was a second unpacking of a
-    /// waiting toast on every re-add (a third of the ingest's adds).
-    private func holderRecord(of identity: Identity) -> ToastRecord? {
-        var checked: ToastRecord?
-        let id = identities.find(identity) { id in
-            checked = records[id]
-            return checked.map { Identity($0.toast) }
-        }
-        guard let id else { return nil }
-        return checked?.id == id ? checked : records[id]
-    }
 
     public func record(for target: ToastTarget) -> ToastRecord? {
         switch target {
@@ -318,209 +299,9 @@ public struct SchedulerStateMachine: Sendable {
         )
     }
 
-    // MARK: - Add and update
-
-    /// Adds a toast already validated (`perform`).
-    private mutating func add(_ toast: Toast) throws(ToastError) -> SchedulerReply {
-        let identity = Identity(toast)
-        let source = toast.source ?? Self.anonymousSource
-
-        if let existing = holderRecord(of: identity) {
-            if existing.toast.alignment == toast.alignment {
-                return .added(dedupe(existing, with: toast), deduped: true, replaced: nil)
-            }
-            // The same toast, moved to another stack: it is replaced.
-            try checkLimits(source: source, freeing: existing)
-            end(existing, dismissed: .replaced, cancelled: .replaced)
-            applySourceTriggers(source)
-            return .added(insert(toast), deduped: false, replaced: existing.id)
-        }
-
-        try checkLimits(source: source, freeing: nil)
-        applySourceTriggers(source)
-        return .added(insert(toast), deduped: false, replaced: nil)
-    }
-
-    private mutating func checkLimits(source: String, freeing existing: ToastRecord?) throws(ToastError) {
-        let freed = existing == nil ? 0 : 1
-        if records.count - freed >= configuration.maxToasts {
-            throw ToastError(
-                .queueFull,
-                "toastd already holds its limit of \(configuration.maxToasts) toasts; wait for some to end, or clear them"
-            )
-        }
-        let fromSource = (sources[source]?.all.count ?? 0) - (existing?.sourceKey == source ? 1 : 0)
-        if fromSource >= configuration.maxToastsPerSource {
-            throw ToastError(
-                .sourceQueueFull,
-                "source '\(source)' already holds its limit of \(configuration.maxToastsPerSource) toasts",
-                field: "toast.source"
-            )
-        }
-    }
-
-    /// The same toast again: update it where it is, count the repeat, and if
-    /// it is shown move it to the newest place and restart its timer.
-    /// It keeps what `update` may not change either: the source and the
-    /// policies that tie the toast to it belong to whoever added it first.
-    private mutating func dedupe(_ existing: ToastRecord, with toast: Toast) -> ToastRecord {
-        var record = existing
-        record.toast = toast
-        record.toast.source = existing.toast.source
-        record.toast.cancellation = existing.toast.cancellation
-        record.toast.invalidation = existing.toast.invalidation
-        record.repeatCount += 1
-        if record.state == .shown {
-            let key = record.stack
-            stacks[key]!.shown.removeAll { $0 == record.id }
-            stacks[key]!.shown.append(record.id)
-            record.expiresAt = toast.effectiveLifetime.map { clock + $0 }
-            record.placement = nextSequence
-        }
-        store(record, replacing: existing)
-        emit(.updated(record))
-        return showIfItBreaksThrough(record)
-    }
-
-    /// A waiting toast whose level a re-add or an update raised (its own
-    /// `level`, a rule's, or a role with a higher level) may now break
-    /// through the pause: it shows at once if its stack has a free slot.
-    private mutating func showIfItBreaksThrough(_ record: ToastRecord) -> ToastRecord {
-        guard record.state == .queued, isPaused, !isHeld(record) else { return record }
-        fill(record.stack)
-        return records[record.id] ?? record
-    }
-
-    private mutating func insert(_ toast: Toast) -> ToastRecord {
-        let id = nextID
-        nextID += 1
-        let record = ToastRecord(
-            id: id, toast: toast, state: .queued, repeatCount: 1, createdAt: clock, presentedAt: nil, expiresAt: nil,
-            placement: nextSequence
-        )
-        let key = record.stack
-        let (held, paused, limit) = (isHeld(record), isPaused, configuration.maxVisible(key.alignment))
-        // One lookup of the stack decides whether the toast shows and, if
-        // not, puts it in line.
-        let canShow = Self.admit(id, to: &stacks[key, default: Stack()], held: held, paused: paused, limit: limit)
-        store(record, replacing: nil)
-        if canShow {
-            present(id)
-            return records[id]!
-        }
-        emit(.queued(record))
-        return record
-    }
-
-    /// Whether a new toast shows at once in `stack`; if not, it joins the
-    /// queue. While paused the queue may hold toasts held back; one that
-    /// breaks through goes ahead of them (a free slot means none waits that
-    /// could show).
-    private static func admit(_ id: ToastID, to stack: inout Stack, held: Bool, paused: Bool, limit: Int) -> Bool {
-        if !held && (stack.queue.isEmpty || paused) && stack.shown.count < limit { return true }
-        stack.queue.append(id)
-        return false
-    }
-
-    private mutating func update(_ target: ToastTarget, _ patch: ToastPatch) throws(ToastError) -> SchedulerReply {
-        let existing = try resolve(target)
-        let toast = patch.applied(to: existing.toast)
-        try toast.validate()
-        let identity = Identity(toast)
-        if let other = holder(of: identity), other != existing.id {
-            throw ToastError(
-                .conflict,
-                "the update would make toast \(existing.id) the same as live toast \(other) (same title and message)"
-            )
-        }
-        var record = existing
-        record.toast = toast
-        let lifetimeChanged = patch.duration != nil || existing.toast.effectiveLifetime != toast.effectiveLifetime
-        if record.state == .shown && lifetimeChanged {
-            record.expiresAt = toast.effectiveLifetime.map { clock + $0 }
-        }
-        // An update that changes nothing (a progress loop sending the same
-        // value again) is answered, and emits nothing, as a `pause` or a
-        // `mode` that changes nothing does (PROTOCOL.md 5.3).
-        if record == existing { return .updated(existing) }
-        store(record, replacing: existing)
-        emit(.updated(record))
-        return .updated(showIfItBreaksThrough(record))
-    }
-
-    private func resolve(_ target: ToastTarget) throws(ToastError) -> ToastRecord {
-        if let record = record(for: target) { return record }
-        switch target {
-        case .id(let id):
-            throw ToastError(.notFound, "no live toast has id \(id); it may have ended already", field: "id")
-        case .reuseID(let reuseID, let scene):
-            throw ToastError(.notFound, "no live toast in scene '\(scene)' has reuse id '\(reuseID)'", field: "reuseId")
-        }
-    }
-
-    // MARK: - Sources
-
-    /// A new toast from `source`: cancel its waiting toasts whose policy is
-    /// `always`, then dismiss its shown toasts that asked for `contextChanged`.
-    ///
-    /// The new toast's id is recorded as the source's newest first, so that
-    /// a waiting `contextChanged` toast promoted into a slot freed here is
-    /// already stale (see `present`): the order is invalidation, then the
-    /// promotions it causes, then the new toast.
-    private mutating func applySourceTriggers(_ source: String) {
-        // One lookup in the common case, a source with nothing to end.
-        guard let index = sources.index(forKey: source), sources.values[index].noteNewest(nextID) else { return }
-        for id in sources.values[index].cancelOnNext.sorted() {
-            end(id, dismissed: .invalidated, cancelled: .superseded)
-        }
-        for id in (sources[source]?.invalidateOnNext ?? IDSet()).sorted() {
-            end(id, dismissed: .invalidated, cancelled: .superseded)
-        }
-    }
-
-    private mutating func endSource(_ source: String) -> SchedulerReply {
-        guard let entry = sources[source] else { return .sourceEnded(cancelled: 0, dismissed: 0) }
-        let members = entry.all.sorted().compactMap { records[$0] }
-        var cancelled = 0
-        var dismissed = 0
-        // Waiting toasts go first, so that a slot freed by a dismissal below
-        // is never handed to a toast that is about to be cancelled.
-        for record in members where record.state == .queued && record.toast.cancellation != .never {
-            end(record.id, dismissed: .invalidated, cancelled: .sourceEnded)
-            cancelled += 1
-        }
-        for record in members
-        where record.state == .shown && record.toast.invalidation.contains(.presentationDismissed) {
-            end(record.id, dismissed: .invalidated, cancelled: .sourceEnded)
-            dismissed += 1
-        }
-        return .sourceEnded(cancelled: cancelled, dismissed: dismissed)
-    }
-
-    // MARK: - Clear
-
-    private mutating func clear(_ scope: ClearScope) -> SchedulerReply {
-        var cleared = 0
-        var kept = 0
-        for key in stacks.keys.sorted() where scope.contains(key) {
-            guard let stack = stacks[key] else { continue }
-            for id in stack.shown + stack.queue.live(isLive: isQueued) {
-                guard let record = records[id] else { continue }
-                if record.toast.dismissible || scope.force {
-                    end(id, dismissed: .cleared, cancelled: .cleared, refill: false)
-                    cleared += 1
-                } else {
-                    kept += 1
-                }
-            }
-            fill(key)
-        }
-        return .cleared(count: cleared, kept: kept)
-    }
-
     // MARK: - Presentation and expiry
 
-    private mutating func present(_ id: ToastID) {
+    mutating func present(_ id: ToastID) {
         guard let queued = records[id] else { return }
         var record = queued
         record.state = .shown
@@ -534,13 +315,13 @@ public struct SchedulerStateMachine: Sendable {
 
     /// Whether a newer toast from the same source has made this one's
     /// context stale (section 5.4 of PROTOCOL.md).
-    private func isStale(_ record: ToastRecord) -> Bool {
+    func isStale(_ record: ToastRecord) -> Bool {
         record.toast.invalidation.contains(.contextChanged)
             && (sources[record.sourceKey]?.newest ?? 0) > record.id
     }
 
     /// Shows waiting toasts of one stack while it has free slots.
-    private mutating func fill(_ key: StackKey) {
+    mutating func fill(_ key: StackKey) {
         defer { dropIfEmpty(key) }
         let limit = configuration.maxVisible(key.alignment)
         while (stacks[key]?.shown.count ?? limit) < limit, let next = popPresentable(key) {
@@ -549,7 +330,7 @@ public struct SchedulerStateMachine: Sendable {
     }
 
     /// After a resume: fills every stack, presenting in arrival order across stacks.
-    private mutating func fillAllStacks() {
+    mutating func fillAllStacks() {
         if isPaused {
             for key in stacks.keys.sorted() { fill(key) }
             return
@@ -569,7 +350,7 @@ public struct SchedulerStateMachine: Sendable {
     }
 
     /// Expires every shown toast whose deadline has passed, earliest first.
-    private mutating func expireDue() -> Int {
+    mutating func expireDue() -> Int {
         var expired = 0
         while let entry = deadlines.peek(isValid: { [records] in records.expiresAt(of: $0.id) == $0.deadline }),
             entry.deadline <= clock
@@ -581,7 +362,7 @@ public struct SchedulerStateMachine: Sendable {
         return expired
     }
 
-    private mutating func rearmTimer() {
+    mutating func rearmTimer() {
         let records = self.records
         if deadlines.count > 2 * timedCount + 64 {
             deadlines.rebuild { records.expiresAt(of: $0.id) == $0.deadline }
@@ -596,7 +377,7 @@ public struct SchedulerStateMachine: Sendable {
 
     /// Ends a toast: dismissed if it was shown, cancelled if it waited.
     /// `dequeued`: a waiting toast already taken off its queue (by `popWaiting`).
-    private mutating func end(
+    mutating func end(
         _ id: ToastID, dismissed: DismissReason, cancelled: CancelReason, refill: Bool = true, dequeued: Bool = false
     ) {
         guard let record = records[id] else { return }
@@ -605,7 +386,7 @@ public struct SchedulerStateMachine: Sendable {
 
     /// Ends a toast whose record the caller has just read (and not changed
     /// since): a waiting toast is not unpacked again.
-    private mutating func end(
+    mutating func end(
         _ record: ToastRecord, dismissed: DismissReason, cancelled: CancelReason, refill: Bool = true, dequeued: Bool = false
     ) {
         let id = record.id
@@ -628,7 +409,7 @@ public struct SchedulerStateMachine: Sendable {
         if !dequeued { dropIfEmpty(key) }
     }
 
-    private mutating func dropIfEmpty(_ key: StackKey) {
+    mutating func dropIfEmpty(_ key: StackKey) {
         if let stack = stacks[key], stack.shown.isEmpty, stack.queue.isEmpty {
             stacks[key] = nil
         }
@@ -636,7 +417,7 @@ public struct SchedulerStateMachine: Sendable {
 
     /// The one place that changes a record: it keeps every index (identity,
     /// source, counters, deadlines) in step with the record itself.
-    private mutating func store(_ new: ToastRecord?, replacing old: ToastRecord?) {
+    mutating func store(_ new: ToastRecord?, replacing old: ToastRecord?) {
         // A change of state keeps the identity and its entry: no need to hash it again.
         let keepsIdentity = old.flatMap { old in new.map { $0.id == old.id && Identity.same(old.toast, $0.toast) } } ?? false
         // The same toast from the same source (a change of state, an update,
@@ -672,12 +453,12 @@ public struct SchedulerStateMachine: Sendable {
         }
     }
 
-    private func isQueued(_ id: ToastID) -> Bool { state(of: id) == .queued }
+    func isQueued(_ id: ToastID) -> Bool { state(of: id) == .queued }
 
     /// Moves a stack's queue out of `stacks`, so it can be changed while
     /// `records` is read without copying either (copy-on-write would
     /// otherwise copy the whole queue or the whole record table).
-    private mutating func takeQueue(_ key: StackKey) -> WaitQueue? {
+    mutating func takeQueue(_ key: StackKey) -> WaitQueue? {
         // One lookup of the key (hashing a scene's name), not three.
         guard let index = stacks.index(forKey: key) else { return nil }
         var queue = WaitQueue()
@@ -689,7 +470,7 @@ public struct SchedulerStateMachine: Sendable {
     /// A toast whose presentation is already invalid (`isStale`) is never
     /// shown: it ends `cancelled` with reason `invalidated`, and the next one
     /// in line is taken instead.
-    private mutating func popPresentable(_ key: StackKey) -> ToastID? {
+    mutating func popPresentable(_ key: StackKey) -> ToastID? {
         if isPaused { return popBreakingThrough(key) }
         while let next = popWaiting(key) {
             guard let record = records[next], isStale(record) else { return next }
@@ -700,7 +481,7 @@ public struct SchedulerStateMachine: Sendable {
 
     /// While paused: the oldest waiting toast whose level breaks through;
     /// the ones held back keep their places.
-    private mutating func popBreakingThrough(_ key: StackKey) -> ToastID? {
+    mutating func popBreakingThrough(_ key: StackKey) -> ToastID? {
         guard let waiting = stacks[key]?.queue.live(isLive: isQueued) else { return nil }
         for id in waiting {
             guard let record = records[id], !isHeld(record) else { continue }
@@ -717,114 +498,16 @@ public struct SchedulerStateMachine: Sendable {
     }
 
     /// Takes the oldest waiting toast of a stack.
-    private mutating func popWaiting(_ key: StackKey) -> ToastID? {
+    mutating func popWaiting(_ key: StackKey) -> ToastID? {
         guard var queue = takeQueue(key) else { return nil }
         let next = queue.popFirst(isLive: { self.isQueued($0) })
         stacks[key]!.queue = queue
         return next
     }
 
-    private mutating func emit(_ kind: ToastEvent.Kind) {
+    mutating func emit(_ kind: ToastEvent.Kind) {
         effects.append(.publish(ToastEvent(seq: nextSequence, time: clock, kind: kind)))
         nextSequence += 1
-    }
-}
-
-// MARK: - Internal structures
-
-extension SchedulerStateMachine {
-    struct Stack: Sendable {
-        /// Shown toasts, oldest first; the newest is last.
-        var shown: [ToastID] = []
-        var queue = WaitQueue()
-    }
-
-    /// Two toasts are the same toast when their reuse ids match, or, where
-    /// neither has one, when their titles and messages match (YSnackbar's
-    /// rule). Identity is scoped to a scene.
-    enum Identity: Hashable, Sendable {
-        case reuse(scene: String, id: String)
-        case content(scene: String, title: String?, message: String)
-
-        /// Whether two toasts have the same identity, without hashing.
-        static func same(_ a: Toast, _ b: Toast) -> Bool {
-            guard a.scene == b.scene, a.reuseID == b.reuseID else { return false }
-            return a.reuseID != nil || (a.title == b.title && a.message == b.message)
-        }
-
-        init(_ toast: Toast) {
-            if let reuseID = toast.reuseID {
-                self = .reuse(scene: toast.scene, id: reuseID)
-            } else {
-                self = .content(scene: toast.scene, title: toast.title, message: toast.message)
-            }
-        }
-    }
-
-    /// A source's toasts, with the subsets its next toast or its end act on.
-    struct SourceEntry: Sendable {
-        var all = IDSet()
-        /// Waiting toasts with cancellation `always`.
-        var cancelOnNext = IDSet()
-        /// Shown toasts with the `contextChanged` invalidation option.
-        var invalidateOnNext = IDSet()
-        /// The id of the newest toast the source added (not a dedupe): a
-        /// waiting `contextChanged` toast older than it is stale.
-        var newest: ToastID = 0
-
-        mutating func insert(_ record: ToastRecord) {
-            all.insert(record.id)
-            newest = max(newest, record.id)
-            if record.state == .queued && record.toast.cancellation == .always { cancelOnNext.insert(record.id) }
-            if record.state == .shown && record.toast.invalidation.contains(.contextChanged) {
-                invalidateOnNext.insert(record.id)
-            }
-        }
-
-        // The two methods below answer as they change the entry: read
-        // through `Dictionary.Values`' getter, each answer was a copy of the
-        // whole entry (its three sets retained and released).
-
-        /// Removes a toast; true if none of the source's toasts is left.
-        mutating func remove(_ record: ToastRecord) -> Bool {
-            all.remove(record.id)
-            cancelOnNext.remove(record.id)
-            invalidateOnNext.remove(record.id)
-            return all.isEmpty
-        }
-
-        /// Records `id` as the source's newest toast; true if a new toast
-        /// has toasts of the source to end (`applySourceTriggers`).
-        mutating func noteNewest(_ id: ToastID) -> Bool {
-            newest = id
-            return !cancelOnNext.isEmpty || !invalidateOnNext.isEmpty
-        }
-
-        private static func cancels(_ record: ToastRecord) -> Bool {
-            record.state == .queued && record.toast.cancellation == .always
-        }
-
-        private static func invalidates(_ record: ToastRecord) -> Bool {
-            record.state == .shown && record.toast.invalidation.contains(.contextChanged)
-        }
-
-        /// Whether the same toast in a new state joins or leaves a subset
-        /// (if not, `move` would change nothing).
-        static func changesSubsets(from old: ToastRecord, to new: ToastRecord) -> Bool {
-            cancels(old) != cancels(new) || invalidates(old) != invalidates(new)
-        }
-
-        /// The same toast in a new state: `all` and `newest` stay as they
-        /// are, and each subset changes only if its membership does.
-        mutating func move(from old: ToastRecord, to new: ToastRecord) {
-            let (cancels, invalidates) = (Self.cancels, Self.invalidates)
-            if cancels(old) != cancels(new) {
-                if cancels(new) { cancelOnNext.insert(new.id) } else { cancelOnNext.remove(new.id) }
-            }
-            if invalidates(old) != invalidates(new) {
-                if invalidates(new) { invalidateOnNext.insert(new.id) } else { invalidateOnNext.remove(new.id) }
-            }
-        }
     }
 }
 
