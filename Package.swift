@@ -155,7 +155,11 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ToastConfigTests", dependencies: ["ToastConfig", "ToastCore", "ToastRegex"]),
-        .testTarget(name: "ToastKitTests", dependencies: ["ToastKit", "ToastCore"]),
+        .testTarget(
+            name: "ToastProtocolTests",
+            dependencies: ["ToastProtocol", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
+        .testTarget(name: "ToastKitTests", dependencies: ["ToastKit"]),
         .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport", "ToastCore"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
         .testTarget(name: "ToastFuzzingTests", dependencies: ["ToastFuzzing", "ToastCore"]),

@@ -1,5 +1,5 @@
 import Testing
-import ToastCore
+import ToastProtocol
 
 @testable import ToastKit
 

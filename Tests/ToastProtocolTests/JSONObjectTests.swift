@@ -1,7 +1,6 @@
 import PropertyBased
 import Testing
 
-@testable import ToastCore
 @testable import ToastProtocol
 
 /// `JSONObject` replaced a `[String: JSONValue]`: these hold it to a

@@ -1,6 +1,5 @@
 import Testing
 
-@testable import ToastCore
 @testable import ToastProtocol
 
 /// The stored form of a record (a row's body, a journal record's): the wire

@@ -1,6 +1,5 @@
 import Testing
 
-@testable import ToastCore
 @testable import ToastProtocol
 
 @Suite("The line writer")
