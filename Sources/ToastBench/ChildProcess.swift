@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import ToastProtocol
 import Glibc
 #endif
 

@@ -1,3 +1,4 @@
+import ToastProtocol
 import Foundation
 import ToastFuzzing
 

@@ -1,3 +1,5 @@
+import ToastProtocol
+
 /// Acknowledged requests per second: every connection writes its whole
 /// batch of add lines without waiting (pipelined) while a second thread
 /// counts the replies; the clock stops at the last reply. An echo server

@@ -4,13 +4,6 @@ import Foundation
 import Glibc
 #endif
 
-/// Nanoseconds on the monotonic clock.
-public func monotonicNanoseconds() -> UInt64 {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-}
-
 /// A set of measurements and the figures the report gives of them.
 public struct Samples: Sendable {
     public private(set) var values: [Double]

@@ -1,3 +1,4 @@
+import ToastProtocol
 import CSystemd
 import Synchronization
 
@@ -138,9 +139,5 @@ final class BusWatcher: Sendable {
         while withUnsafeMutableBytes(of: &bytes, { read(wakeUp.read, $0.baseAddress, $0.count) }) == 16 {}
     }
 
-    static func monotonicMicroseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
-    }
+    static func monotonicMicroseconds() -> UInt64 { monotonicNanoseconds() / 1_000 }
 }

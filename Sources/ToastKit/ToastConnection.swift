@@ -222,16 +222,3 @@ public final class ToastConnection: @unchecked Sendable {
         return try readReply(timeout: timeout)
     }
 }
-
-public func monotonicMilliseconds() -> Int64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
-}
-
-/// Unix time in milliseconds: toastd's clock reads the same on one machine.
-public func wallClockMilliseconds() -> Int64 {
-    var now = timespec()
-    clock_gettime(CLOCK_REALTIME, &now)
-    return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
-}
