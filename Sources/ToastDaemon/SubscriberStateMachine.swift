@@ -39,24 +39,57 @@ struct SubscriberStateMachine: Sendable, Hashable {
     }
 
     let limits: Limits
-    /// Whether the connection subscribed (its events are bounded, and it
-    /// stays open after its client half-closes).
-    private(set) var isSubscriber = false
+
+    /// Where the connection stands: a plain client, a subscriber keeping
+    /// up, or one behind, with what only a subscriber behind has. An enum,
+    /// so that a state the policy has no rule for cannot be written down
+    /// (the six flags it replaced allowed a lag look on a live subscriber,
+    /// or a queued catch-up on a plain client).
+    enum Mode: Sendable, Hashable {
+        /// Not a subscriber: replies and notices only.
+        case plain
+        /// A subscriber given every event so far.
+        case live
+        /// A subscriber that fell behind.
+        case behind(Behind)
+    }
+
+    struct Behind: Sendable, Hashable {
+        /// The sequence number of the last event it was given.
+        var given: UInt64
+        /// A catch-up turn is queued on the event loop.
+        var catchUpQueued = false
+        /// What the channel held when the lag timer last looked (or when
+        /// it fell behind), and the bytes written since.
+        var lastLook: Int
+        var writtenSinceLook = 0
+        /// The buffer drained since the lag timer last looked.
+        var drainedSinceLook = false
+    }
+
+    private(set) var mode = Mode.plain
     /// At least the bytes written to the channel and not yet taken by the
     /// kernel: exact when measured, then every write added to it.
     private(set) var pendingBound = 0
     /// Bytes written since the last flush.
     private var unflushedBytes = 0
+
+    /// Whether the connection subscribed (its events are bounded, and it
+    /// stays open after its client half-closes).
+    var isSubscriber: Bool { mode != .plain }
+
     /// While behind: the sequence number of the last event it was given.
-    private(set) var behind: UInt64?
-    /// A catch-up turn is queued on the event loop.
-    private var catchUpQueued = false
-    /// What the channel held when the lag timer last looked (or when the
-    /// subscriber fell behind), and the bytes written since.
-    private var lastLook = 0
-    private var writtenSinceLook = 0
-    /// The buffer drained since the lag timer last looked.
-    private var drainedSinceLook = false
+    var behind: UInt64? {
+        if case .behind(let state) = mode { return state.given }
+        return nil
+    }
+
+    /// Changes the state of a subscriber behind; nothing otherwise.
+    private mutating func whileBehind(_ change: (inout Behind) -> Void) {
+        guard case .behind(var state) = mode else { return }
+        change(&state)
+        mode = .behind(state)
+    }
 
     init(limits: Limits) {
         self.limits = limits
@@ -71,7 +104,7 @@ struct SubscriberStateMachine: Sendable, Hashable {
     }
 
     mutating func subscribed() -> SubscribeAction {
-        isSubscriber = true
+        if mode == .plain { mode = .live }
         return .sendSubscription
     }
 
@@ -97,14 +130,11 @@ struct SubscriberStateMachine: Sendable, Hashable {
     /// would not fit under the bound.
     mutating func send(bytes: Int, seq: UInt64?, buffered: () -> Int) -> SendAction {
         if let seq {
-            if behind != nil { return .skip }
+            if case .behind = mode { return .skip }
             if !fits(bytes) {
                 pendingBound = buffered()
                 if !fits(bytes) {
-                    behind = seq - 1
-                    lastLook = pendingBound
-                    writtenSinceLook = 0
-                    drainedSinceLook = false
+                    mode = .behind(Behind(given: seq - 1, lastLook: pendingBound))
                     return .fallBehind
                 }
             }
@@ -120,7 +150,7 @@ struct SubscriberStateMachine: Sendable, Hashable {
     /// Counts a write; true when a burst has gathered and should be flushed.
     private mutating func account(_ bytes: Int) -> Bool {
         pendingBound += bytes
-        writtenSinceLook += bytes
+        if case .behind = mode { whileBehind { $0.writtenSinceLook += bytes } }
         unflushedBytes += bytes
         guard unflushedBytes >= limits.burstFlushBytes else { return false }
         unflushedBytes = 0
@@ -142,9 +172,11 @@ struct SubscriberStateMachine: Sendable, Hashable {
     /// (or before a catch-up left it behind); the channel now holds `buffered`.
     mutating func drained(buffered: Int) -> DrainedAction {
         pendingBound = buffered
-        drainedSinceLook = true
-        guard behind != nil, !catchUpQueued else { return .none }
-        catchUpQueued = true
+        guard case .behind(var state) = mode else { return .none }
+        state.drainedSinceLook = true
+        defer { mode = .behind(state) }
+        guard !state.catchUpQueued else { return .none }
+        state.catchUpQueued = true
         return .queueCatchUp
     }
 
@@ -158,8 +190,10 @@ struct SubscriberStateMachine: Sendable, Hashable {
 
     /// The queued catch-up turn runs.
     mutating func catchUpTurn() -> CatchUpAction {
-        catchUpQueued = false
-        return behind.map { .readBacklog(after: $0) } ?? .none
+        guard case .behind(var state) = mode else { return .none }
+        state.catchUpQueued = false
+        mode = .behind(state)
+        return .readBacklog(after: state.given)
     }
 
     enum ReplayAction: Equatable {
@@ -182,7 +216,7 @@ struct SubscriberStateMachine: Sendable, Hashable {
         guard let given = behind else { return .write(count: 0, live: true) }
         pendingBound = buffered()
         guard let missed else {
-            behind = nil
+            mode = .live
             return .resync(dropped: Int(released - min(released, given)))
         }
         var count = 0
@@ -199,7 +233,11 @@ struct SubscriberStateMachine: Sendable, Hashable {
             count += 1
         }
         unflushedBytes = 0
-        behind = complete ? nil : last
+        if complete {
+            mode = .live
+        } else {
+            whileBehind { $0.given = last }
+        }
         return .write(count: count, live: complete)
     }
 
@@ -216,12 +254,13 @@ struct SubscriberStateMachine: Sendable, Hashable {
     /// `buffered`: what the channel holds unwritten now. It took bytes if it
     /// holds less than it did at the last look plus what was written since.
     mutating func lagTimerFired(buffered: () -> Int) -> LagAction {
-        guard behind != nil else { return .none }
+        guard case .behind(var state) = mode else { return .none }
         let now = buffered()
-        let tookBytes = drainedSinceLook || now < lastLook + writtenSinceLook
-        lastLook = now
-        writtenSinceLook = 0
-        drainedSinceLook = false
+        let tookBytes = state.drainedSinceLook || now < state.lastLook + state.writtenSinceLook
+        state.lastLook = now
+        state.writtenSinceLook = 0
+        state.drainedSinceLook = false
+        mode = .behind(state)
         return tookBytes ? .rearm : .disconnect
     }
 

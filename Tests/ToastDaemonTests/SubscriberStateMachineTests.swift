@@ -23,6 +23,25 @@ struct SubscriberStateMachineTests {
         }
     }
 
+    /// The connection's state is one of three, and what only a subscriber
+    /// behind has (its lag look, its queued catch-up) lives in that state.
+    @Test func theModeGoesPlainLiveBehindAndLiveAgain() {
+        var machine = SubscriberStateMachine(limits: .init(bufferBytes: 100))
+        #expect(machine.mode == .plain && !machine.keepsOutputOpen)
+        #expect(machine.drained(buffered: 0) == .none, "a plain client queues no catch-up")
+        _ = machine.subscribed()
+        #expect(machine.mode == .live && machine.keepsOutputOpen)
+        #expect(machine.send(bytes: 80, seq: 1, buffered: { 80 }) == .write(flush: false))
+        #expect(machine.send(bytes: 80, seq: 2, buffered: { 80 }) == .fallBehind)
+        #expect(machine.mode == .behind(.init(given: 1, lastLook: 80)))
+        #expect(machine.drained(buffered: 0) == .queueCatchUp)
+        #expect(machine.drained(buffered: 0) == .none, "one catch-up turn at a time")
+        #expect(machine.catchUpTurn() == .readBacklog(after: 1))
+        #expect(machine.replay([(seq: 2, bytes: 80)], released: 2, buffered: { 0 }) == .write(count: 1, live: true))
+        #expect(machine.mode == .live)
+        #expect(machine.lagTimerFired(buffered: { 0 }) == .none, "a live subscriber has no lag look")
+    }
+
     @Test func eventsThatFitAreWrittenAndTheOneThatDoesNotMakesItFallBehind() {
         var machine = Self.subscriber()
         let channel = Channel()
