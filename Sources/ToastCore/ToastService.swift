@@ -34,6 +34,11 @@ public struct ToastService: Sendable {
     public struct RuleRun: Sendable, Hashable {
         public var argv: [String]
         public var record: ToastRecord
+
+        public init(argv: [String], record: ToastRecord) {
+            self.argv = argv
+            self.record = record
+        }
     }
 
     struct Peer: Sendable {
