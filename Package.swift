@@ -30,6 +30,9 @@ let package = Package(
         // wire codec (Wire/). What every client needs, and nothing of the
         // scheduler: ToastKit stands on it alone.
         .target(name: "ToastProtocol"),
+        // What the tools and the daemon need from the system: one monotonic clock,
+        // one way to start a child process, /proc.
+        .target(name: "ToastSystem"),
         // Regular expressions whose matching time is linear in the text (the rules').
         .target(name: "ToastRegex"),
         // The scheduler: its state machine, the service around it (rules,
@@ -54,7 +57,7 @@ let package = Package(
         // The configuration file: role defaults, limits, levels, modes and rules, checked with positions.
         .target(name: "ToastConfig", dependencies: ["ToastCore", "ToastRegex", .product(name: "TOMLKit", package: "TOMLKit")]),
         // org.freedesktop.Notifications over sd-bus: toastd as the desktop's notification server.
-        .target(name: "ToastFreedesktop", dependencies: ["ToastCore", "CSystemd"]),
+        .target(name: "ToastFreedesktop", dependencies: ["ToastCore", "ToastSystem", "CSystemd"]),
         // glibc's malloc_trim, which Swift's Glibc module does not export.
         .target(name: "CHeapTrim"),
         // The daemon: the socket server on swift-nio around the core.
@@ -64,6 +67,7 @@ let package = Package(
                 "ToastCore",
                 "ToastStore",
                 "ToastConfig",
+                "ToastSystem",
                 "CHeapTrim",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -72,17 +76,17 @@ let package = Package(
         ),
         // The Swift client library: the socket, typed requests, replies and
         // events, an async session and a blocking facade. Only ToastProtocol below it.
-        .target(name: "ToastKit", dependencies: ["ToastProtocol"]),
+        .target(name: "ToastKit", dependencies: ["ToastProtocol", "ToastSystem"]),
         // What every command-line tool shares: how it exits (2 on a usage
         // error), printing to stderr, and making untrusted text safe for a terminal.
         .target(
             name: "CommandLineSupport",
-            dependencies: ["ToastProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["ToastSystem", "ToastProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // toastctl's subcommands, one file each, over ToastKit.
         .target(
             name: "ToastctlCommands",
-            dependencies: [
+            dependencies: ["ToastSystem", 
                 "ToastProtocol",
                 "ToastKit",
                 "CommandLineSupport",
@@ -108,7 +112,7 @@ let package = Package(
         // toast-tail: the viewer's model, a pure renderer, and the terminal around them.
         .target(
             name: "ToastTail",
-            dependencies: [
+            dependencies: ["ToastSystem", 
                 "ToastProtocol",
                 "ToastKit",
                 "CommandLineSupport",
@@ -120,7 +124,7 @@ let package = Package(
         .target(
             name: "ToastBench",
             dependencies: [
-                "ToastCore", "ToastRegex", "ToastConfig", "ToastDaemon", "ToastKit", "ToastFreedesktop", "ToastFuzzing", "CSystemd",
+                "ToastCore", "ToastRegex", "ToastSystem", "ToastConfig", "ToastDaemon", "ToastKit", "ToastFreedesktop", "ToastFuzzing", "CSystemd",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -137,7 +141,7 @@ let package = Package(
         .executableTarget(name: "toast-fuzz", dependencies: ["ToastFuzzing"]),
         .executableTarget(name: "toast-tail", dependencies: ["ToastTail", "CommandLineSupport"]),
         // toast-notify: toastd's toasts on the desktop's own notification server.
-        .target(name: "ToastNotify", dependencies: ["ToastProtocol", "ToastKit", "CommandLineSupport", "ToastFreedesktop", "CSystemd"]),
+        .target(name: "ToastNotify", dependencies: ["ToastSystem", "ToastProtocol", "ToastKit", "CommandLineSupport", "ToastFreedesktop", "CSystemd"]),
         .executableTarget(
             name: "toast-notify",
             dependencies: ["ToastNotify", "ToastKit", "CommandLineSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -160,6 +164,7 @@ let package = Package(
             dependencies: ["ToastProtocol", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(name: "ToastKitTests", dependencies: ["ToastKit"]),
+        .testTarget(name: "ToastSystemTests", dependencies: ["ToastSystem"]),
         .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport", "ToastCore"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
         .testTarget(name: "ToastFuzzingTests", dependencies: ["ToastFuzzing", "ToastCore"]),

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import ToastSystem
 import ToastProtocol
 import Glibc
 #endif
@@ -17,39 +18,15 @@ public final class ChildProcess: @unchecked Sendable {
         _ executable: String, _ arguments: [String], stdin: String = "/dev/null", output: String = "/dev/null",
         environment: [String: String] = [:]
     ) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // Children start with no blocked signals, whatever this process blocks.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let status: Int32
-        if environment.isEmpty {
-            status = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-        } else {
-            var inherited: [String] = []
-            var entry = environ
-            while let pointer = entry.pointee {
-                let line = String(cString: pointer)
-                if !environment.keys.contains(where: { line.hasPrefix($0 + "=") }) { inherited.append(line) }
-                entry += 1
-            }
-            let envp = (inherited + environment.map { "\($0)=\($1)" }).map { strdup($0) } + [nil]
-            defer { envp.forEach { free($0) } }
-            status = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        var options = Spawn.Options()
+        options.searchPath = false
+        (options.stdin, options.stdout, options.stderrToStdout) = (stdin, output, true)
+        if !environment.isEmpty { options.environment = Spawn.environment(overriding: environment) }
+        let pid: pid_t
+        switch Spawn.start([executable] + arguments, options) {
+        case .success(let started): pid = started
+        case .failure(let error): throw BenchError("cannot start \(executable): \(error)")
         }
-        guard status == 0 else { throw BenchError("cannot start \(executable): \(String(cString: strerror(status)))") }
         self.pid = pid
         self.executable = executable
     }

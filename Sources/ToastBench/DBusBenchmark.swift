@@ -1,3 +1,4 @@
+import ToastSystem
 import ToastCore
 import ToastFreedesktop
 

@@ -1,3 +1,4 @@
+import ToastSystem
 import CSystemd
 import ToastCore
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import ToastSystem
 import ToastProtocol
 
 /// Acknowledged requests per second: every connection writes its whole

@@ -1,3 +1,4 @@
+import ToastSystem
 import ToastConfig
 import ToastCore
 @_spi(Benchmarks) import ToastRegex

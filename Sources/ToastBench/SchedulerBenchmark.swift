@@ -1,3 +1,4 @@
+import ToastSystem
 import ToastCore
 
 /// The pure scheduler's cost per operation with N toasts already held, to

@@ -1,3 +1,4 @@
+import ToastSystem
 import ToastCore
 #if canImport(Glibc)
 import Glibc

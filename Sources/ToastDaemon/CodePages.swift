@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import ToastSystem
 import Glibc
 #endif
 

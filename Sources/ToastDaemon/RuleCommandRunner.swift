@@ -1,3 +1,4 @@
+import ToastSystem
 import Dispatch
 import Logging
 import Synchronization
@@ -114,10 +115,6 @@ final class RuleCommandRunner: Sendable {
         }
     }
 
-    /// glibc's POSIX_SPAWN_SETSID (2.26 and later), which Glibc's Swift
-    /// module does not export.
-    static let spawnSetSID: Int32 = 0x80
-
     /// The live processes of session `id`, zombies left out.
     static func sessionMembers(_ id: pid_t) -> [pid_t] {
         guard let directory = opendir("/proc") else { return [] }
@@ -181,51 +178,24 @@ final class RuleCommandRunner: Sendable {
         if let icon = toast.icon { variables.append("TOAST_ICON=\(icon)") }
         if let reuseID = toast.reuseID { variables.append("TOAST_REUSE_ID=\(reuseID)") }
         if let level = toast.level { variables.append("TOAST_LEVEL=\(level)") }
-        var inherited: [String] = []
-        var entry = environ
-        while let pointer = entry.pointee {
-            let variable = String(cString: pointer)
-            if !variable.hasPrefix("TOAST_") { inherited.append(variable) }
-            entry += 1
-        }
-        return inherited + variables
+        return Spawn.environment(dropping: { $0.hasPrefix("TOAST_") }) + variables
     }
 
     /// Starts argv[0] (searched in PATH) in a session of its own, with
     /// stdin, stdout and stderr on /dev/null, default signal handling and
     /// no blocked signals.
     private func spawn(_ argv: [String], environment: [String]) -> pid_t? {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for fd in [Int32(0), 1, 2] {
-            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
-        }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        // A session of its own (and so a process group of its own, with the same id).
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | Self.spawnSetSID))
-        var cArguments = argv.map { strdup($0) } + [nil]
-        var cEnvironment = environment.map { strdup($0) } + [nil]
-        defer {
-            for pointer in cArguments { free(pointer) }
-            for pointer in cEnvironment { free(pointer) }
-        }
-        var pid: pid_t = 0
-        let status = posix_spawnp(&pid, argv[0], &actions, &attributes, &cArguments, &cEnvironment)
-        guard status == 0 else {
-            errno = status
+        var options = Spawn.Options()
+        options.newSession = true
+        options.defaultSignals = [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD]
+        (options.stdin, options.stdout, options.stderr) = ("/dev/null", "/dev/null", "/dev/null")
+        options.environment = environment
+        switch Spawn.start(argv, options) {
+        case .success(let pid): return pid
+        case .failure(let error):
+            errno = error.code
             return nil
         }
-        return pid
     }
 
     /// Waits for the child to exit, without reaping it (`WNOWAIT`); false

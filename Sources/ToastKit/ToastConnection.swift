@@ -1,3 +1,4 @@
+import ToastSystem
 import ToastProtocol
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import ToastSystem
 import CSystemd
 import CommandLineSupport
 import ToastKit

@@ -1,3 +1,4 @@
+import ToastSystem
 import CommandLineSupport
 import ToastKit
 import ToastProtocol

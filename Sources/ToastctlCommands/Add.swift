@@ -1,3 +1,4 @@
+import ToastSystem
 import ArgumentParser
 import CommandLineSupport
 import ToastProtocol

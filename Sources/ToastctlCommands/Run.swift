@@ -2,6 +2,7 @@ import ArgumentParser
 import CommandLineSupport
 import ToastProtocol
 import ToastKit
+import ToastSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -122,19 +123,11 @@ extension Toastctl {
             if forwardingSignals { pthread_sigmask(SIG_BLOCK, &watched, &previous) }
             defer { if forwardingSignals { pthread_sigmask(SIG_SETMASK, &previous, nil) } }
 
-            var attributes = posix_spawnattr_t()
-            posix_spawnattr_init(&attributes)
-            defer { posix_spawnattr_destroy(&attributes) }
-            var none = sigset_t()
-            sigemptyset(&none)
-            posix_spawnattr_setsigmask(&attributes, &none)
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-            var pid: pid_t = 0
-            let arguments = command.map { strdup($0) } + [nil]
-            defer { arguments.forEach { free($0) } }
-            let spawned = posix_spawnp(&pid, command[0], nil, &attributes, arguments, environ)
-            guard spawned == 0 else {
-                printError("toastctl: cannot run \(command[0]): \(String(cString: strerror(spawned)))")
+            let pid: pid_t
+            switch Spawn.start(command) {
+            case .success(let started): pid = started
+            case .failure(let error):
+                printError("toastctl: cannot run \(command[0]): \(error)")
                 return Outcome(status: 127)
             }
             var interruptedBy: Int32?

@@ -3,8 +3,8 @@ import Glibc
 #endif
 
 /// A file of /proc read whole: its size is unknown until it is read.
-enum ProcFile {
-    static func read(_ path: String) -> String? {
+public enum ProcFile {
+    public static func read(_ path: String) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
