@@ -65,6 +65,21 @@ extension ClientContext {
         }
     }
 
+    /// How a followed stream stopped for good, as toastctl exits: an
+    /// impostor on the socket 3, a refused subscription 1 (nil: it did not).
+    static func exit(for stop: SubscriptionStateMachine.Stop?) throws {
+        switch stop {
+        case .impostor(let reason)?:
+            printError("toastctl: \(reason)")
+            throw ExitCode(3)
+        case .refused(let error)?:
+            printError(describe(error))
+            throw ExitCode(1)
+        case nil:
+            break
+        }
+    }
+
     /// How toastctl prints toastd's refusal: `toastctl: code (field): message`.
     static func describe(_ error: ToastError) -> String {
         "toastctl: \(error.code.rawValue)\(error.field.map { " (\($0))" } ?? ""): \(error.message)"

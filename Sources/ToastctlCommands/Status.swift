@@ -64,16 +64,7 @@ extension Toastctl {
                 // A burst of events is a burst of equal statuses: `report` prints each change once.
                 report(status)
             }
-            switch stop {
-            case .impostor(let reason)?:
-                printError("toastctl: \(reason)")
-                throw ExitCode(3)
-            case .refused(let error)?:
-                printError(ClientOptions.describe(error))
-                throw ExitCode(1)
-            case nil:
-                break
-            }
+            try ClientOptions.exit(for: stop)
         }
     }
 }

@@ -29,16 +29,7 @@ extension Toastctl {
                 if case .reply = line { return }
                 printLine(client.json ? value.serialized : Terminal.describe(line))
             }
-            switch stop {
-            case .impostor(let reason)?:
-                printError("toastctl: \(reason)")
-                throw ExitCode(3)
-            case .refused(let error)?:
-                printError(ClientOptions.describe(error))
-                throw ExitCode(1)
-            case nil:
-                break
-            }
+            try ClientOptions.exit(for: stop)
         }
     }
 }
