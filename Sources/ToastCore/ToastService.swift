@@ -76,7 +76,8 @@ public struct ToastService: Sendable {
             case .value(let value): value
             case .refusal(let ref, let error): WireEncoder.failure(ref: ref, error: error)
             case .scheduler(let ref, let result): WireEncoder.reply(ref: ref, result.map(WireEncoder.result))
-            case .snapshot(let ref, let snapshot, let instance): WireEncoder.ok(ref: ref, result: WireEncoder.snapshot(snapshot, instance: instance))
+            case .snapshot(let ref, let snapshot, let instance, let next):
+                WireEncoder.ok(ref: ref, result: WireEncoder.snapshot(snapshot, instance: instance, next: next))
             }
         }
         /// The reply's line, newline included; the scheduler's replies are
@@ -87,7 +88,8 @@ public struct ToastService: Sendable {
             case .value(let value): WireEncoder.line(value)
             case .scheduler(let ref, .success(let result)): WireEncoder.replyLine(ref: ref, result)
             case .scheduler(let ref, .failure(let error)), .refusal(let ref, let error): WireEncoder.failureLine(ref: ref, error: error)
-            case .snapshot(let ref, let snapshot, let instance): WireEncoder.snapshotReplyLine(ref: ref, snapshot, instance: instance)
+            case .snapshot(let ref, let snapshot, let instance, let next):
+                WireEncoder.snapshotReplyLine(ref: ref, snapshot, instance: instance, next: next)
             }
         }
         /// Whether the scheduler carried out the command: the reply is
@@ -123,7 +125,7 @@ public struct ToastService: Sendable {
             case refusal(ref: JSONValue?, ToastError)
             case scheduler(ref: JSONValue?, Result<SchedulerReply, ToastError>)
             /// `list`'s reply: the state, written straight to bytes.
-            case snapshot(ref: JSONValue?, SchedulerSnapshot, instance: String)
+            case snapshot(ref: JSONValue?, SchedulerSnapshot, instance: String, next: Int?)
         }
 
         var stored: Stored
@@ -145,8 +147,8 @@ public struct ToastService: Sendable {
             self.effects = effects
         }
 
-        init(ref: JSONValue?, snapshot: SchedulerSnapshot, instance: String) {
-            stored = .snapshot(ref: ref, snapshot, instance: instance)
+        init(ref: JSONValue?, snapshot: SchedulerSnapshot, instance: String, next: Int? = nil) {
+            stored = .snapshot(ref: ref, snapshot, instance: instance, next: next)
             effects = []
         }
 
@@ -317,15 +319,25 @@ public struct ToastService: Sendable {
                 reply: WireEncoder.ok(ref: ref, result: WireEncoder.hello(instance: instance)), effects: [],
                 directive: .hello(hello)
             )
-        case .list(let filter):
-            return Response(ref: ref, snapshot: scheduler.snapshot(filter: filter), instance: instance)
+        case .list(let filter, let page):
+            // One page: the stacks whole, the toasts from `offset`, at most
+            // `limit` of them; `next` when more follow.
+            var snapshot = scheduler.snapshot(filter: filter)
+            let total = snapshot.toasts.count
+            let start = min(page.offset, total)
+            let end = min(total, start + page.limit)
+            snapshot.toasts = Array(snapshot.toasts[start..<end])
+            return Response(ref: ref, snapshot: snapshot, instance: instance, next: end < total ? end : nil)
         case .subscribe(let subscribe):
             return Response(reply: nil, effects: [], directive: .subscribe(subscribe), ref: ref)
         case .status:
             return Response(reply: nil, effects: [], directive: .status, ref: ref)
         case .history(let query):
-            let entries = history.find(query).map(WireEncoder.historyEntry)
-            return Response(reply: WireEncoder.ok(ref: ref, result: ["entries": .array(entries)]), effects: [])
+            let page = history.page(query)
+            var result: JSONObject = ["entries": .array(page.entries.map(WireEncoder.historyEntry))]
+            // The next page: the entries older than the last one here.
+            if page.more, let last = page.entries.last { result["next"] = .int(Int64(last.seq)) }
+            return Response(reply: WireEncoder.ok(ref: ref, result: .object(result)), effects: [])
         case .restore(let id):
             return restore(id, ref: ref, now: now, connection: connection)
         case .clearHistory:

@@ -86,6 +86,17 @@ extension ClientContext {
     }
 
     /// Sends a request whose result names a toast, and prints that id.
+    /// Every toast `list` gives, page after page (a reply holds at most
+    /// `ListPage.maxLimit`), as one result.
+    func listAll(_ filter: EventFilter) throws -> JSONValue {
+        let connection = try connect()
+        var pages = [try perform(WireEncoder.request(.list(filter)), on: connection)]
+        while let next = WireDecoder.listNext(pages.last!) {
+            pages.append(try perform(WireEncoder.request(.list(filter, page: ListPage(offset: next))), on: connection))
+        }
+        return WireDecoder.mergeListPages(pages)
+    }
+
     func performPrintingID(_ request: Request) throws {
         let result = try perform(WireEncoder.request(request))
         output(result) { "\(result["id"]?.intValue ?? 0)" }

@@ -32,8 +32,19 @@ extension Toastctl {
             }
 
             func run() throws {
-                let query = ToastHistory.Query(filter: only.filter, source: source, since: since, limit: limit)
-                let result = try client.perform(WireEncoder.request(.history(query)))
+                // A reply holds at most `Query.maxLimit` entries: page on with `before`.
+                var query = ToastHistory.Query(filter: only.filter, source: source, since: since, limit: limit)
+                let connection = try client.connect()
+                var page = try client.perform(WireEncoder.request(.history(query)), on: connection)
+                var entries: [JSONValue] = []
+                while true {
+                    if case .array(let items)? = page["entries"] { entries += items }
+                    guard let next = page["next"]?.intValue, limit.map({ entries.count < $0 }) ?? true else { break }
+                    query.before = UInt64(max(0, next))
+                    query.limit = limit.map { $0 - entries.count }
+                    page = try client.perform(WireEncoder.request(.history(query)), on: connection)
+                }
+                let result: JSONValue = ["entries": .array(entries)]
                 client.output(result) {
                     let entries = (try? WireDecoder.decodeHistoryEntries(result)) ?? []
                     return entries.map { entry in

@@ -14,7 +14,7 @@ extension Toastctl {
         @OptionGroup var client: ClientOptions
         @OptionGroup var only: FilterOptions
         func run() throws {
-            let result = try client.perform(WireEncoder.request(.list(only.filter)))
+            let result = try client.listAll(only.filter)
             client.output(result) {
                 guard let snapshot = try? WireDecoder.decodeSnapshot(result) else { return "" }
                 return snapshot.toasts.map { record in

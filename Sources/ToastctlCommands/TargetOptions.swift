@@ -44,7 +44,7 @@ struct LatestTargetOptions: ParsableArguments {
     func target(id: UInt64?, client: ClientOptions, having action: String? = nil) throws -> (ToastTarget, latest: ToastRecord?) {
         if let reuseID { return (.reuseID(reuseID, scene: scene ?? Toast.defaultScene), nil) }
         guard latest else { return (.id(ToastID(id ?? 0)), nil) }
-        let result = try client.perform(WireEncoder.request(.list(EventFilter())))
+        let result = try client.listAll(EventFilter())
         guard let snapshot = try? WireDecoder.decodeSnapshot(result), let newest = Self.latest(in: snapshot, having: action) else {
             printError("toastctl: no toast is shown" + (action.map { $0.isEmpty ? " with an action" : " with action '\($0)'" } ?? ""))
             throw ExitCode(1)

@@ -21,8 +21,8 @@ public enum Request: Sendable, Hashable {
     case command(SchedulerCommand)
     /// The version handshake; optionally names this connection's source.
     case hello(Hello)
-    /// The current state, optionally filtered.
-    case list(EventFilter)
+    /// The current state, optionally filtered, a page at a time (`ListPage`).
+    case list(EventFilter, page: ListPage = ListPage())
     /// Turn this connection into a subscriber: a snapshot (or the events it
     /// missed), then live events.
     case subscribe(Subscribe)
@@ -121,4 +121,19 @@ public enum ProtocolInfo {
     }
     /// The longest request line accepted by default, in bytes (newline excluded).
     public static let defaultMaxLineBytes = 65_536
+}
+
+/// A page of `list` (PROTOCOL.md 5.3): the toasts from `offset` on, at most
+/// `limit` of them. A reply holds at most `maxLimit` toasts, so that one
+/// reply is bounded however many toasts live (100,000 made one line of
+/// 33 MB); its `next` is the offset of the following page.
+public struct ListPage: Sendable, Hashable {
+    public static let maxLimit = 1_000
+    public var offset: Int
+    public var limit: Int
+
+    public init(offset: Int = 0, limit: Int = ListPage.maxLimit) {
+        self.offset = offset
+        self.limit = limit
+    }
 }

@@ -42,18 +42,28 @@ public struct ToastHistory: Sendable {
         public var source: String?
         /// Only toasts that ended at or after this time.
         public var since: ToastInstant?
+        /// At most this many (and never more than `maxLimit` in one reply).
         public var limit: Int?
+        /// Only entries older than this end's `seq`: the next page.
+        public var before: UInt64?
 
-        public init(filter: EventFilter = EventFilter(), source: String? = nil, since: ToastInstant? = nil, limit: Int? = nil) {
+        /// The most entries one reply holds; `next` gives the rest.
+        public static let maxLimit = 1_000
+
+        public init(
+            filter: EventFilter = EventFilter(), source: String? = nil, since: ToastInstant? = nil, limit: Int? = nil,
+            before: UInt64? = nil
+        ) {
             self.filter = filter
             self.source = source
             self.since = since
             self.limit = limit
+            self.before = before
         }
 
         func matches(_ entry: Entry) -> Bool {
             filter.matches(entry.record) && (source == nil || entry.record.toast.source == source)
-                && (since.map { entry.endedAt >= $0 } ?? true)
+                && (since.map { entry.endedAt >= $0 } ?? true) && (before.map { entry.seq < $0 } ?? true)
         }
     }
 
@@ -93,16 +103,20 @@ public struct ToastHistory: Sendable {
         }
     }
 
-    /// The entries that match, newest first, at most `limit` and never more than `capacity`.
-    public func find(_ query: Query) -> [Entry] {
+    /// The entries that match, newest first, at most `limit` and never more
+    /// than `Query.maxLimit`; and whether more match beyond them.
+    public func page(_ query: Query) -> (entries: [Entry], more: Bool) {
         var found: [Entry] = []
-        let limit = min(query.limit ?? capacity, capacity)
+        let limit = min(query.limit ?? capacity, capacity, Query.maxLimit)
         for entry in entries.reversed().prefix(capacity) where query.matches(entry) {
+            if found.count == limit { return (found, true) }
             found.append(entry)
-            if found.count == limit { break }
         }
-        return found
+        return (found, false)
     }
+
+    /// The entries that match, newest first (the first page).
+    public func find(_ query: Query) -> [Entry] { page(query).entries }
 
     /// The newest entry of a toast id, or the newest of all.
     public func entry(id: ToastID?) -> Entry? {

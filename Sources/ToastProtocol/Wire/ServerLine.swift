@@ -150,3 +150,26 @@ extension WireDecoder {
         return try decodeRecord(toast)
     }
 }
+
+extension WireDecoder {
+    /// A `list` page's `next` (the offset of the page after it), or nil
+    /// for the last page.
+    public static func listNext(_ result: JSONValue) -> Int? {
+        result["next"]?.intValue.map { Int(clamping: $0) }
+    }
+
+    /// `list`'s pages as one result: the first page's members, every
+    /// page's toasts in order, no `next`. (Pages are taken one request
+    /// each, so a toast that moves between them may show twice or not at
+    /// all: for a consistent view, subscribe.)
+    public static func mergeListPages(_ pages: [JSONValue]) -> JSONValue {
+        guard case .object(var first)? = pages.first else { return [:] }
+        var toasts: [JSONValue] = []
+        for page in pages {
+            if case .array(let items)? = page["toasts"] { toasts += items }
+        }
+        first["toasts"] = .array(toasts)
+        first["next"] = nil
+        return .object(first)
+    }
+}

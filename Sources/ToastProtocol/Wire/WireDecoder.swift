@@ -112,8 +112,13 @@ public enum WireDecoder {
                 )
             )
         case "list":
-            try only("scene", "roles")
-            return .list(try decodeFilter(fields))
+            try only("scene", "roles", "offset", "limit")
+            let offset = try fields.integer("offset", from: 0) ?? 0
+            let limit = try fields.integer("limit") ?? UInt64(ListPage.maxLimit)
+            guard limit <= ListPage.maxLimit else {
+                throw ToastError.invalid("limit", "a page holds at most \(ListPage.maxLimit) toasts; `next` gives the rest")
+            }
+            return .list(try decodeFilter(fields), page: ListPage(offset: Int(clamping: offset), limit: Int(limit)))
         case "pause":
             try only("level", "toggle")
             let level = try fields.level("level")
@@ -179,12 +184,13 @@ public enum WireDecoder {
             try only()
             return .status
         case "history":
-            try only("scene", "roles", "source", "since", "limit")
+            try only("scene", "roles", "source", "since", "limit", "before")
             var query = ToastHistory.Query(filter: try decodeFilter(fields))
             query.source = try fields.string("source")
             if let source = query.source { try Toast.checkText(source, field: "source", max: ToastLimits.sourceBytes) }
             query.since = try fields.integer("since", from: 0).map { ToastInstant($0) }
             query.limit = try fields.integer("limit").map { Int(clamping: $0) }
+            query.before = try fields.integer("before")
             return .history(query)
         case "restore":
             try only("id", "latest")

@@ -15,9 +15,11 @@ extension WireEncoder {
             if let client = hello.client { members["client"] = .string(client) }
             if let source = hello.source { members["source"] = .string(source) }
             if hello.bindSource { members["bindSource"] = true }
-        case .list(let filter):
+        case .list(let filter, let page):
             members = self.filter(filter)
             members["op"] = "list"
+            if page.offset > 0 { members["offset"] = .int(Int64(page.offset)) }
+            if page.limit != ListPage.maxLimit { members["limit"] = .int(Int64(page.limit)) }
         case .subscribe(let subscribe):
             members = self.filter(subscribe.filter)
             members["op"] = "subscribe"
@@ -32,6 +34,7 @@ extension WireEncoder {
             if let source = query.source { members["source"] = .string(source) }
             if let since = query.since { members["since"] = .int(since) }
             if let limit = query.limit { members["limit"] = .int(Int64(limit)) }
+            if let before = query.before { members["before"] = .int(Int64(before)) }
         case .restore(let id):
             members = ["op": "restore"]
             if let id { members["id"] = .int(Int64(id)) } else { members["latest"] = true }

@@ -10,10 +10,11 @@
 /// `snapshotEvent(_:instance:time:)` serialized.
 extension WireEncoder {
     /// The line of `ok(ref:, result: snapshot(snapshot, instance:))`.
-    public static func snapshotReplyLine(ref: JSONValue?, _ snapshot: SchedulerSnapshot, instance: String) -> [UInt8] {
+    /// `next`: a `list` page's offset of the page after it, when there is one.
+    public static func snapshotReplyLine(ref: JSONValue?, _ snapshot: SchedulerSnapshot, instance: String, next: Int? = nil) -> [UInt8] {
         LineWriter.line { out in
             writeSuccessHead(ref: ref, into: &out)
-            writeSnapshot(snapshot, instance: instance, eventTime: nil, into: &out)
+            writeSnapshot(snapshot, instance: instance, eventTime: nil, next: next, into: &out)
             out.bytes("}\n")
         }
     }
@@ -28,7 +29,9 @@ extension WireEncoder {
 
     /// The snapshot's object; with `eventTime`, as the `snapshot` event
     /// (`event`, `seq` and `time` among its members).
-    private static func writeSnapshot(_ snapshot: SchedulerSnapshot, instance: String, eventTime: ToastInstant?, into out: inout LineWriter) {
+    private static func writeSnapshot(
+        _ snapshot: SchedulerSnapshot, instance: String, eventTime: ToastInstant?, next: Int? = nil, into out: inout LineWriter
+    ) {
         out.byte(UInt8(ascii: "{"))
         var members = LineWriter.Members()
         if eventTime != nil { members.name("event", "snapshot", &out) }
@@ -40,6 +43,7 @@ extension WireEncoder {
             out.string(mode)
         }
         out.byte(UInt8(ascii: "]"))
+        if let next { members.integer("next", Int64(next), &out) }
         members.integer("pauseLevel", Int64(snapshot.pauseLevel), &out)
         members.bool("paused", snapshot.paused, &out)
         if eventTime != nil { members.integer("seq", Int64(snapshot.sequence), &out) }

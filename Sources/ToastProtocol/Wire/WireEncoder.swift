@@ -105,8 +105,8 @@ public enum WireEncoder {
         ]
     }
 
-    public static func snapshot(_ snapshot: SchedulerSnapshot, instance: String) -> JSONValue {
-        [
+    public static func snapshot(_ snapshot: SchedulerSnapshot, instance: String, next: Int? = nil) -> JSONValue {
+        var members: JSONObject = [
             "instance": .string(instance),
             "paused": .bool(snapshot.paused),
             "pauseLevel": .int(Int64(snapshot.pauseLevel)),
@@ -125,6 +125,8 @@ public enum WireEncoder {
             ),
             "toasts": .array(snapshot.toasts.map(toast)),
         ]
+        if let next { members["next"] = .int(Int64(next)) }
+        return .object(members)
     }
 
     // MARK: - Events
