@@ -65,13 +65,28 @@ struct DurabilityTests {
             return try connection.readReply(timeout: 10_000)
         }
 
+        /// Every live toast, page after page (a reply holds at most 1,000).
         func toasts() throws -> [JSONValue] {
-            guard case .array(let toasts)? = try request(#"{"op":"list"}"#)["result"]?["toasts"] else { return [] }
+            var toasts: [JSONValue] = []
+            var offset: Int64? = 0
+            while let from = offset {
+                let result = try request(#"{"op":"list","offset":\#(from)}"#)["result"]
+                if case .array(let page)? = result?["toasts"] { toasts += page }
+                offset = result?["next"]?.intValue
+            }
             return toasts
         }
 
+        /// Every history entry, page after page.
         func history() throws -> [JSONValue] {
-            guard case .array(let entries)? = try request(#"{"op":"history","limit":9007199254740991}"#)["result"]?["entries"] else { return [] }
+            var entries: [JSONValue] = []
+            var before: Int64?
+            repeat {
+                let page = before.map { #"{"op":"history","limit":9007199254740991,"before":\#($0)}"# } ?? #"{"op":"history","limit":9007199254740991}"#
+                let result = try request(page)["result"]
+                if case .array(let items)? = result?["entries"] { entries += items }
+                before = result?["next"]?.intValue
+            } while before != nil
             return entries
         }
 

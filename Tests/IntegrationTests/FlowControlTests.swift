@@ -116,11 +116,11 @@ struct FlowControlTests {
     }
 
     /// The review's attack: 10,000 toasts, and one connection that pipelines
-    /// 30 `list`s in 420 bytes (one read) and never reads. Flow control
-    /// stopped reading, but the 30 replies of 3 MB each were all produced:
-    /// toastd grew from 37 to 405 MiB. Now the requests after the bound
-    /// wait, and the growth stays near the bound (4 MiB of replies and one
-    /// reply). Once the client reads, every request is answered.
+    /// `list`s in one read and never reads. Flow control stopped reading,
+    /// but every reply to what was read was produced: toastd grew from 37 to
+    /// 405 MiB. Now the requests after the bound wait, and the growth stays
+    /// near the bound (4 MiB of replies and one reply). Once the client
+    /// reads, every request is answered.
     @Test func pipelinedListsToAClientThatDoesNotReadAreBounded() throws {
         let daemon = try DaemonFixture(arguments: ["--ephemeral"])
         let adder = try Self.connect(daemon.socket)
@@ -147,7 +147,9 @@ struct FlowControlTests {
 
         let fd = try Self.connect(daemon.socket)
         defer { close(fd) }
-        let lists = Array(repeating: Array(#"{"op":"list"}"#.utf8) + [10], count: 30).flatMap { $0 }
+        // Pages of 1,000 toasts, about 330 KB each: 300 of them unbounded
+        // would be 100 MB (the review's 30 lists of 3.3 MB before pages).
+        let lists = Array(repeating: Array(#"{"op":"list"}"#.utf8) + [10], count: 300).flatMap { $0 }
         #expect(lists.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == lists.count)
         var peak = before
         for _ in 0..<30 {
@@ -155,13 +157,13 @@ struct FlowControlTests {
             peak = max(peak, Self.residentKiB(pid))
         }
         let grownMiB = (peak - before) / 1_024
-        // A reply is about 3.3 MB; the bound is 4 MiB of them unread, plus
-        // what the kernel's socket buffer took. Unbounded, this was 360 MiB.
+        // The bound is 4 MiB of replies unread, plus one reply and what the
+        // kernel's socket buffer took.
         #expect(grownMiB < 40, "toastd grew by \(grownMiB) MiB for a client that reads nothing")
         // Others are served meanwhile.
         #expect(try daemon.connect().request(["op": "status"], timeout: 5_000)["ok"] == true)
 
-        // Once it reads, all 30 are answered, in full.
-        #expect(Self.readLines(fd, upTo: 30) == 30)
+        // Once it reads, all 300 are answered, in full.
+        #expect(Self.readLines(fd, upTo: 300) == 300)
     }
 }
