@@ -69,6 +69,9 @@ final class StatePersistence: @unchecked Sendable {
     private var isShutDown = false
     /// The store that failed, tried again on a back-off (`recover`).
     private var failedStore: ToastStore?
+    /// How to open the store that could not be opened at start, tried on
+    /// the same back-off.
+    private var reopen: (@Sendable () throws -> ToastStore)?
     private var recoveryDelay = StatePersistence.firstRecoveryDelay
     /// A recovery attempt runs: changes made meanwhile are noted, to be
     /// committed after it if it succeeds.
@@ -100,9 +103,10 @@ final class StatePersistence: @unchecked Sendable {
         case .ephemeral:
             store = nil
             mode = .ephemeral
-        case .degraded(let reason):
+        case .degraded(let reason, let reopen):
             store = nil
             mode = .degraded(reason)
+            self.reopen = reopen
         case .durable(let store, _):
             self.store = store
             mode = .durable
@@ -111,13 +115,14 @@ final class StatePersistence: @unchecked Sendable {
         self.logger = logger
         released = loop.makeSucceededVoidFuture()
         lastJob = released
-        if self.store != nil {
+        if self.store != nil || reopen != nil {
             let thread = NIOThreadPool(numberOfThreads: 1)
             thread.start()
             self.thread = thread
         } else {
             thread = nil
         }
+        if reopen != nil { armRecovery() }
     }
 
     func note(_ event: ToastEvent) {
@@ -281,7 +286,7 @@ final class StatePersistence: @unchecked Sendable {
     }
 
     private func armRecovery() {
-        guard !isShutDown, failedStore != nil else { return }
+        guard !isShutDown, failedStore != nil || reopen != nil else { return }
         let delay = recoveryDelay
         recoveryDelay = min(recoveryDelay * 2, Self.maxRecoveryDelay)
         loop.scheduleTask(in: delay) { [self] in recover() }
@@ -290,18 +295,24 @@ final class StatePersistence: @unchecked Sendable {
     /// Writes the whole state over the failed store, on the commit thread;
     /// durable again if that works, else tried again later.
     private func recover() {
-        guard !isShutDown, let failed = failedStore, let thread, let state = fullState?() else { return }
+        guard !isShutDown, failedStore != nil || reopen != nil, let thread, let state = fullState?() else { return }
         recovering = true
         batch = ToastStore.Batch()
-        let attempt = thread.runIfActive(eventLoop: loop) { try failed.replaceAll(state) }
-        lastJob = attempt.recover { _ in }
+        let (failed, reopen) = (failedStore, reopen)
+        let attempt = thread.runIfActive(eventLoop: loop) { () throws -> ToastStore in
+            let store = try failed ?? reopen!()
+            try store.replaceAll(state)
+            return store
+        }
+        lastJob = attempt.map { _ in }.recover { _ in }
         attempt.whenComplete { [self] result in
             recovering = false
             switch result {
-            case .success:
+            case .success(let opened):
                 guard !isShutDown else { return }
-                store = failed
+                store = opened
                 failedStore = nil
+                self.reopen = nil
                 recoveryDelay = Self.firstRecoveryDelay
                 mode = .durable
                 logger.notice("persistence recovered: the state is durable again", metadata: ["toasts": "\(state.records.count)"])
@@ -338,6 +349,7 @@ public enum DaemonStorage: Sendable {
     case ephemeral
     /// In a store, with what it held at start.
     case durable(ToastStore, ToastStore.Loaded)
-    /// The store could not be used; in memory, with the reason.
-    case degraded(String)
+    /// The store could not be used; in memory, with the reason, and how to
+    /// open it again (tried on a back-off: a disk that was full at start).
+    case degraded(String, reopen: (@Sendable () throws -> ToastStore)? = nil)
 }

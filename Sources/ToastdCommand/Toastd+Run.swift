@@ -67,7 +67,8 @@ extension Toastd {
                 throw ExitCode(1)
             } catch {
                 logger.error("persistence degraded: toastd keeps serving from memory", metadata: ["reason": "\(error)"])
-                options.storage = .degraded("\(error)")
+                let historySize = options.historySize
+                options.storage = .degraded("\(error)", reopen: { try ToastStore.open(directory: directory, historySize: historySize).0 })
             }
         }
         if let inherited = SocketActivation.listeningSockets().first {

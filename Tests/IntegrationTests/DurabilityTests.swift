@@ -51,11 +51,13 @@ struct DurabilityTests {
 
         /// Starts toastd on a tmpfs of `size` mounted over its state
         /// directory, in a mount namespace of its own (a disk that fills).
-        func startOnTmpfs(size: String) throws {
+        func startOnTmpfs(size: String, filled: Bool = false) throws {
             try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+            // `filled`: a file takes all of it before toastd starts.
+            let fill = filled ? #"{ dd if=/dev/zero of="$0/filler" bs=4096 2>/dev/null || true; } && "# : ""
             try start(wrapper: [
                 "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
-                #"mount -t tmpfs -o size=\#(size),mode=0700 tmpfs "$0" && exec "$@""#, state,
+                #"mount -t tmpfs -o size=\#(size),mode=0700 tmpfs "$0" && \#(fill)exec "$@""#, state,
             ])
         }
 
@@ -430,5 +432,24 @@ struct DurabilityTests {
         )
         #expect(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "6", "\(count.stdout) \(count.stderr)")
         #expect(try daemon.request(#"{"op":"status"}"#)["result"]?["persistenceReason"] == nil)
+    }
+
+    /// A disk that was already full at start: toastd serves from memory,
+    /// opens the store once the disk frees, and writes what it served.
+    @Test(.enabled(if: canUnshare)) func aDiskFullAtStartIsOpenedOnceItFrees() throws {
+        let daemon = try Daemon()
+        try daemon.startOnTmpfs(size: "512k", filled: true)
+        #expect(try daemon.request(#"{"op":"status"}"#)["result"]?["persistence"] == "degraded")
+        for index in 0..<3 {
+            #expect(try daemon.request(#"{"op":"add","toast":{"message":"early \#(index)","duration":"indefinite"}}"#)["ok"] == true)
+        }
+        unlink("/proc/\(daemon.pid)/root" + daemon.state + "/filler")
+        var mode: JSONValue?
+        for _ in 0..<100 where mode != "durable" {
+            usleep(100_000)
+            mode = try daemon.request(#"{"op":"status"}"#)["result"]?["persistence"]
+        }
+        #expect(mode == "durable", "the store was never opened after the disk freed")
+        #expect(try daemon.toasts().count == 3)
     }
 }
