@@ -165,6 +165,7 @@ let package = Package(
         ),
         .testTarget(name: "ToastKitTests", dependencies: ["ToastKit"]),
         .testTarget(name: "ToastSystemTests", dependencies: ["ToastSystem"]),
+        .testTarget(name: "ToastRegexTests", dependencies: ["ToastRegex"]),
         .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport", "ToastCore"]),
         .testTarget(name: "SystemdTests", dependencies: ["Systemd"]),
         .testTarget(name: "ToastFuzzingTests", dependencies: ["ToastFuzzing", "ToastCore"]),
