@@ -1,9 +1,6 @@
 import NIOCore
 import ToastCore
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import ToastSystem
 
 /// The daemon's clock: milliseconds that read as Unix time at start-up but
 /// advance monotonically, so timers survive wall-clock changes.
@@ -12,9 +9,7 @@ struct DaemonClock: Sendable {
     let start: NIODeadline
 
     init() {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        anchor = Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+        anchor = wallClockMilliseconds()
         start = .now()
     }
 
@@ -22,7 +17,3 @@ struct DaemonClock: Sendable {
 
     var uptimeMilliseconds: Int64 { (NIODeadline.now() - start).nanoseconds / 1_000_000 }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif

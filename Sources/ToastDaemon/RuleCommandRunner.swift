@@ -151,12 +151,11 @@ final class RuleCommandRunner: Sendable {
         let exited = waitForExit(of: pid, timeout: timeout)
         Self.endSession(pid)
         let status = Self.reap(pid)
-        switch exited ? status : nil {
-        case nil:
+        if !exited {
             logger.warning("a rule's command ran past its timeout and was killed", metadata: metadata.merging(["timeout": "\(timeout)"]) { $1 })
-        case let status? where status != 0:
+        } else if status != 0 {
             logger.notice("a rule's command failed", metadata: metadata.merging(["status": "\(Self.describe(status))"]) { $1 })
-        default:
+        } else {
             logger.debug("a rule's command ran", metadata: metadata)
         }
     }
@@ -216,15 +215,14 @@ final class RuleCommandRunner: Sendable {
         }
     }
 
-    /// The child's wait status once it exited.
-    @discardableResult
-    private static func reap(_ pid: pid_t, block: Bool = true) -> Int32? {
+    /// The child's wait status, once it has exited (-1 if it cannot be had).
+    private static func reap(_ pid: pid_t) -> Int32 {
         var status: Int32 = 0
         while true {
-            let result = waitpid(pid, &status, block ? 0 : WNOHANG)
+            let result = waitpid(pid, &status, 0)
             if result == pid { return status }
             if result < 0 && errno == EINTR { continue }
-            return result < 0 ? -1 : nil
+            return -1
         }
     }
 
