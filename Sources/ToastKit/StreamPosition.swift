@@ -31,11 +31,6 @@ public struct StreamPosition: Sendable, Hashable {
         }
     }
 
-    /// `note` for a line as the wire has it.
-    public mutating func note(_ value: JSONValue) {
-        if let line = try? WireDecoder.decodeServerLine(value) { note(line) }
-    }
-
     /// The subscribe request for `filter`: resuming after `sequence` once
     /// there is one, else a plain subscription with a snapshot.
     public func subscribeRequest(_ filter: EventFilter, snapshot: Bool = true) -> JSONValue {
@@ -46,11 +41,6 @@ public struct StreamPosition: Sendable, Hashable {
 
     /// Whether a subscribe reply says the events were replayed (no snapshot
     /// follows, so what the viewer holds stays valid).
-    public static func resumed(_ reply: JSONValue) -> Bool {
-        reply["result"]?["resync"] == .bool(false)
-    }
-
-    /// `resumed` for a decoded line.
     public static func resumed(_ line: ServerLine) -> Bool {
         guard case .reply(_, .success(let result)) = line else { return false }
         return result["resync"] == .bool(false)

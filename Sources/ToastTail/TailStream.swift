@@ -41,23 +41,17 @@ enum TailStream {
     static func once(socketPath: String, scene: String, roles: [String], columns: Int, color: Bool) throws {
         let connection = try ToastConnection(path: socketPath)
         let filter = EventFilter(scene: scene, roleNames: roles)
-        var snapshot: SchedulerSnapshot?
-        var next: Int? = 0
+        let snapshot: SchedulerSnapshot
         do {
             // A reply holds at most `ListPage.maxLimit` toasts: take every page.
-            while let offset = next {
-                let reply = try connection.request(WireEncoder.request(.list(filter, page: ListPage(offset: offset))), timeout: 5_000)
-                let result = try WireDecoder.reply(reply).get()
-                let page = try WireDecoder.decodeSnapshot(result)
-                if snapshot == nil { snapshot = page } else { snapshot!.toasts += page.toasts }
-                next = WireDecoder.listNext(result)
-            }
+            let all = try WireDecoder.listAll(filter) { try WireDecoder.reply(connection.request($0, timeout: 5_000)).get() }
+            snapshot = try WireDecoder.decodeSnapshot(all)
         } catch let error as ToastError {
             printError("toast-tail: \(Terminal.sanitize(error.message))")
             exit(1)
         }
         var model = TailModel(scene: scene)
-        if let snapshot { model.apply(.snapshot(ServerSnapshot(snapshot: snapshot, instance: ""))) }
+        model.apply(.snapshot(ServerSnapshot(snapshot: snapshot, instance: "")))
         for line in StackRenderer.renderList(model, columns: columns, now: wallClockMilliseconds()) {
             writeLine(line.encoded(color: color))
         }

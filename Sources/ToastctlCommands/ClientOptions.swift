@@ -90,11 +90,7 @@ extension ClientContext {
     /// `ListPage.maxLimit`), as one result.
     func listAll(_ filter: EventFilter) throws -> JSONValue {
         let connection = try connect()
-        var pages = [try perform(WireEncoder.request(.list(filter)), on: connection)]
-        while let next = WireDecoder.listNext(pages.last!) {
-            pages.append(try perform(WireEncoder.request(.list(filter, page: ListPage(offset: next))), on: connection))
-        }
-        return WireDecoder.mergeListPages(pages)
+        return try WireDecoder.listAll(filter) { try perform($0, on: connection) }
     }
 
     func performPrintingID(_ request: Request) throws {

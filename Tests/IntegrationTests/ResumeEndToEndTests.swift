@@ -93,17 +93,17 @@ struct ResumeEndToEndTests {
 
     @Test func aNewDaemonMeansAResyncFromItsSnapshot() throws {
         var position = StreamPosition()
-        position.note(["ok": true, "result": ["subscribed": true, "instance": "a"]])
+        position.note(try WireDecoder.decodeServerLine(["ok": true, "result": ["subscribed": true, "instance": "a"]]))
         let record = ToastRecord(id: 1, toast: Toast(message: "m"), state: .shown, repeatCount: 1, createdAt: 1, presentedAt: 1)
-        position.note(WireEncoder.event(ToastEvent(seq: 7, time: 1, kind: .presented(record))))
+        position.note(.event(ToastEvent(seq: 7, time: 1, kind: .presented(record))))
         #expect(position.subscribeRequest(EventFilter(scene: "work")) == [
             "op": "subscribe", "scene": "work", "since": 7, "instance": "a",
         ])
-        position.note(["event": "snapshot", "seq": 2, "sequence": 2, "instance": "b", "time": 1, "stacks": [], "toasts": []])
+        position.note(try WireDecoder.decodeServerLine(["event": "snapshot", "seq": 2, "sequence": 2, "instance": "b", "time": 1, "stacks": [], "toasts": []]))
         #expect(position.instance == "b")
         #expect(position.sequence == 2)
-        #expect(StreamPosition.resumed(["ok": true, "result": ["resync": false]]))
-        #expect(!StreamPosition.resumed(["ok": true, "result": ["resync": true]]))
+        #expect(StreamPosition.resumed(try WireDecoder.decodeServerLine(["ok": true, "result": ["resync": false]])))
+        #expect(!StreamPosition.resumed(try WireDecoder.decodeServerLine(["ok": true, "result": ["resync": true]])))
         #expect(StreamPosition().subscribeRequest(EventFilter()) == ["op": "subscribe"])
     }
 }

@@ -158,6 +158,17 @@ extension WireDecoder {
         result["next"]?.intValue.map { Int(clamping: $0) }
     }
 
+    /// Every page of `list` for `filter`, asked one after another through
+    /// `perform` (which sends a request and returns its result), as one
+    /// result (`mergeListPages`).
+    public static func listAll(_ filter: EventFilter, perform: (JSONValue) throws -> JSONValue) rethrows -> JSONValue {
+        var pages = [try perform(WireEncoder.request(.list(filter)))]
+        while let next = listNext(pages[pages.count - 1]) {
+            pages.append(try perform(WireEncoder.request(.list(filter, page: ListPage(offset: next)))))
+        }
+        return mergeListPages(pages)
+    }
+
     /// `list`'s pages as one result: the first page's members, every
     /// page's toasts in order, no `next`. (Pages are taken one request
     /// each, so a toast that moves between them may show twice or not at
