@@ -29,6 +29,8 @@ import ToastStore
 /// (`fullState`) over the file in one transaction, and once that succeeds it
 /// is durable again, logs so, and carries on with the changes made since.
 ///
+/// What happens with each step is decided by `PersistenceStateMachine`
+/// (idle, journaling, committing, degraded); this class carries it out.
 /// Confined to the hub's event loop, like the hub.
 final class StatePersistence: @unchecked Sendable {
     enum Mode: Sendable, Equatable {
@@ -49,14 +51,19 @@ final class StatePersistence: @unchecked Sendable {
 
     private let loop: any EventLoop
     private let logger: Logger
+    /// Decides; this class only carries out what it says.
+    private var machine: PersistenceStateMachine
+    private let isEphemeral: Bool
+    /// The store that works, or the one that failed (tried again on the back-off).
     private var store: ToastStore?
     private let thread: NIOThreadPool?
-    private(set) var mode: Mode
     private var batch = ToastStore.Batch()
-    /// Steps whose writes wait for their commit (or for an earlier step's).
-    private var waiting = 0
+    /// Journaled steps not yet handed to the commit thread.
+    private var unapplied = ToastStore.Batch()
     /// Completes once every step so far has let its writes out.
     private var released: EventLoopFuture<Void>
+    /// Completes when the last work handed to the commit thread has.
+    private var lastJob: EventLoopFuture<Void>
     /// When the WAL is checkpointed: once 64 commits or 1,024 rows are in
     /// it, after a quarter of a second without a commit; at once at 256
     /// commits or 4,096 rows, as before there was a quiet checkpoint. A
@@ -66,75 +73,59 @@ final class StatePersistence: @unchecked Sendable {
     private var checkpoints = CheckpointSchedule(
         whenQuiet: .init(commits: 64, rows: 1_024), atOnce: .init(commits: 256, rows: 4_096), quiet: .milliseconds(250)
     )
-    private var isShutDown = false
-    /// The store that failed, tried again on a back-off (`recover`).
-    private var failedStore: ToastStore?
-    /// How to open the store that could not be opened at start, tried on
-    /// the same back-off.
+    /// How to open the store that could not be opened at start.
     private var reopen: (@Sendable () throws -> ToastStore)?
-    private var recoveryDelay = StatePersistence.firstRecoveryDelay
-    /// A recovery attempt runs: changes made meanwhile are noted, to be
-    /// committed after it if it succeeds.
-    private var recovering = false
-    static let firstRecoveryDelay = TimeAmount.seconds(1)
-    static let maxRecoveryDelay = TimeAmount.seconds(60)
+    static let inlineChanges = PersistenceStateMachine.inlineChanges
+    static let applyEvery = PersistenceStateMachine.applyEvery
+    static let applyAfter = TimeAmount.milliseconds(PersistenceStateMachine.applyAfter)
     /// What the daemon holds now, written whole when the store is tried again.
     var fullState: (() -> ToastStore.FullState)?
     /// Called once the store works again: the hub ends a step, so that
     /// what changed during the attempt is committed at once.
     var onRecovered: (() -> Void)?
-    /// The largest step journaled on the loop, in changes (about as many
-    /// as its rows).
-    static let inlineChanges = 16
-    /// Journaled steps not yet handed to the commit thread, and how many.
-    private var unapplied = ToastStore.Batch()
-    private var unappliedSteps = 0
-    private var applyTimerArmed = false
-    /// How many journaled steps go to the commit thread at once, and how
-    /// long the first of fewer waits: the database lags the journal by
-    /// no more than that, and the journal stays a few dozen KiB.
-    static let applyEvery = 64
-    static let applyAfter = TimeAmount.milliseconds(100)
-    /// Completes when the last work handed to the commit thread has.
-    private var lastJob: EventLoopFuture<Void>
 
     init(storage: DaemonStorage, loop: any EventLoop, logger: Logger) {
         switch storage {
         case .ephemeral:
-            store = nil
-            mode = .ephemeral
+            machine = PersistenceStateMachine(durable: false)
         case .degraded(let reason, let reopen):
-            store = nil
-            mode = .degraded(reason)
+            machine = PersistenceStateMachine(degradedAtStart: reason)
             self.reopen = reopen
         case .durable(let store, _):
             self.store = store
-            mode = .durable
+            machine = PersistenceStateMachine(durable: true)
         }
+        isEphemeral = machine.state == .memoryOnly
         self.loop = loop
         self.logger = logger
         released = loop.makeSucceededVoidFuture()
         lastJob = released
-        if self.store != nil || reopen != nil {
+        if store != nil || reopen != nil {
             let thread = NIOThreadPool(numberOfThreads: 1)
             thread.start()
             self.thread = thread
         } else {
             thread = nil
         }
-        if reopen != nil { armRecovery() }
+        if reopen != nil { armRecovery(in: PersistenceStateMachine.firstRecoveryDelay) }
+    }
+
+    var mode: Mode {
+        if isEphemeral { return .ephemeral }
+        if let reason = machine.degradedReason { return .degraded(reason) }
+        return .durable
     }
 
     func note(_ event: ToastEvent) {
-        if store != nil || recovering { batch.note(event) }
+        if machine.keepsChanges { batch.note(event) }
     }
 
     func note(_ change: ToastService.HistoryChange) {
-        if store != nil || recovering { batch.note(change) }
+        if machine.keepsChanges { batch.note(change) }
     }
 
     func bind(_ source: String, _ bound: Bool) {
-        if store != nil || recovering { batch.bind(source, bound) }
+        if machine.keepsChanges { batch.bind(source, bound) }
     }
 
     /// Ends a step: makes what it changed durable, then runs `prepare`
@@ -146,52 +137,58 @@ final class StatePersistence: @unchecked Sendable {
         deliver: @escaping @Sendable (Prepared) -> Void
     ) {
         loop.preconditionInEventLoop()
-        guard let store, let thread, !batch.isEmpty else {
-            if waiting == 0 {
+        var next = ToastStore.Batch()
+        if machine.keepsChanges, !batch.isEmpty, machine.degradedReason == nil {
+            swap(&next, &batch)
+            next.nextID = scheduler.nextToastID
+            next.lastSequence = scheduler.lastSequence
+            next.pausedLevel = scheduler.pausedLevel
+            next.modes = scheduler.modes
+        }
+        let action = machine.stepEnded(changes: next.isEmpty ? 0 : next.changeCount)
+        switch action {
+        case .deliver:
+            deliver(prepare())
+        case .deliverAfterEarlier:
+            released = released.map { [self] in
                 deliver(prepare())
-            } else {
-                waiting += 1
-                released = released.map { [self] in
-                    deliver(prepare())
-                    waiting -= 1
+                machine.stepReleased()
+            }
+        case .journal(let then):
+            do {
+                try store!.journal(next)
+                unapplied.absorb(next)
+            } catch {
+                failed("\(error)")
+            }
+            deliver(prepare())
+            switch then {
+            case .none: break
+            case .applyNow: applyJournaled()
+            case .armTimer(let delay):
+                loop.scheduleTask(in: .milliseconds(delay)) { [self] in
+                    if machine.handOnJournaled() { applyJournaled() }
                 }
             }
-            return
+        case .commit:
+            commit(next, prepare: prepare, deliver: deliver)
         }
-        var next = batch
-        batch = ToastStore.Batch()
-        next.nextID = scheduler.nextToastID
-        next.lastSequence = scheduler.lastSequence
-        next.pausedLevel = scheduler.pausedLevel
-        next.modes = scheduler.modes
         // After this step is handed on, so a checkpoint queues behind it.
         // Its changes stand for its rows: about one row written each, counted
         // without folding the batch on the loop.
-        defer { carry(checkpoints.committed(rows: next.changeCount, at: loop.now)) }
-        if waiting == 0, next.changeCount <= Self.inlineChanges {
-            do {
-                try store.journal(next)
-                unapplied.absorb(next)
-                unappliedSteps += 1
-            } catch {
-                degrade("\(error)")
-            }
-            deliver(prepare())
-            if unappliedSteps >= Self.applyEvery {
-                applyJournaled()
-            } else if unappliedSteps > 0, !applyTimerArmed {
-                applyTimerArmed = true
-                loop.scheduleTask(in: Self.applyAfter) { [self] in
-                    applyTimerArmed = false
-                    applyJournaled()
-                }
-            }
-            return
-        }
-        waiting += 1
-        let (step, journaled) = handOff(next)
+        if !next.isEmpty { carry(checkpoints.committed(rows: next.changeCount, at: loop.now)) }
+    }
+
+    /// Commits a step, with the journaled steps before it, on the commit
+    /// thread, and lets its writes out after that and every earlier step's.
+    private func commit<Prepared: Sendable>(
+        _ step: ToastStore.Batch, prepare: @escaping @Sendable () -> Prepared,
+        deliver: @escaping @Sendable (Prepared) -> Void
+    ) {
+        guard let store, let thread else { preconditionFailure("a commit without a store") }
+        let (batch, journaled) = handOff(step)
         let committed = thread.runIfActive(eventLoop: loop) { () -> Prepared in
-            try store.commit(step)
+            try store.commit(batch)
             return prepare()
         }
         lastJob = committed.map { _ in }.recover { _ in }
@@ -199,12 +196,12 @@ final class StatePersistence: @unchecked Sendable {
             applied(journaled)
             return prepared
         }.flatMapErrorThrowing { [self] error in
-            degrade("a commit failed: \(error)")
+            failed("a commit failed: \(error)")
             return prepare()
         }
         released = released.and(delivered).map { [self] _, prepared in
             deliver(prepared)
-            waiting -= 1
+            machine.stepReleased()
         }
     }
 
@@ -212,23 +209,22 @@ final class StatePersistence: @unchecked Sendable {
     /// one batch for the commit thread; and the journal file they were in,
     /// to empty once that batch is committed (`applied`).
     private func handOff(_ step: ToastStore.Batch? = nil) -> (ToastStore.Batch, Int?) {
-        var batch = unapplied
-        unapplied = ToastStore.Batch()
-        unappliedSteps = 0
+        var batch = ToastStore.Batch()
+        swap(&batch, &unapplied)
         if let step { batch.absorb(step) }
         guard let store else { return (batch, nil) }
         batch.journaled = store.journal.lastNumber
         return (batch, store.journal.turn())
     }
 
-    /// Hands the journaled steps to the commit thread.
+    /// Hands the journaled steps to the commit thread (the machine said so).
     private func applyJournaled() {
-        guard let store, let thread, unappliedSteps > 0 else { return }
+        guard let store, let thread, !unapplied.isEmpty else { return }
         let (batch, journaled) = handOff()
         let committed = thread.runIfActive(eventLoop: loop) { try store.commit(batch) }
         // Done once the journal file is emptied too: `shutdown` waits for it.
         lastJob = committed.map { [self] in applied(journaled) }.recover { [self] error in
-            if !isShutDown { degrade("a commit failed: \(error)") }
+            failed("a commit failed: \(error)")
         }
     }
 
@@ -248,19 +244,18 @@ final class StatePersistence: @unchecked Sendable {
     /// it ends).
     private func carry(_ action: CheckpointSchedule.Action) {
         // A quiet timer may fire after `shutdown`, with the thread gone.
-        guard !isShutDown else { return }
+        guard !machine.isStopped else { return }
         switch action {
         case .none:
             break
         case .armTimer(let delay):
             loop.scheduleTask(in: delay) { [self] in carry(checkpoints.timerFired(at: loop.now)) }
         case .checkpoint:
-            guard let store, let thread else {
+            guard let store, let thread, machine.degradedReason == nil else {
                 checkpoints.checkpointEnded()
                 return
             }
-            // The steps journaled so far go into the WAL first.
-            applyJournaled()
+            if machine.handOnJournaled() { applyJournaled() }
             let checkpoint = thread.runIfActive(eventLoop: loop) { try store.checkpointWAL() }
             lastJob = checkpoint.recover { _ in }
             checkpoint.whenComplete { [self] result in
@@ -273,32 +268,26 @@ final class StatePersistence: @unchecked Sendable {
     /// Completes when every step so far has been committed and delivered.
     var idle: EventLoopFuture<Void> { released }
 
-    private func degrade(_ reason: String) {
-        guard let failed = store else { return }
-        store = nil
-        failedStore = failed
+    /// A journal append or a commit failed: degraded, unless it already is.
+    private func failed(_ reason: String) {
+        guard case .degrade(let retry) = machine.failed(reason) else { return }
         batch = ToastStore.Batch()
         unapplied = ToastStore.Batch()
-        unappliedSteps = 0
-        mode = .degraded(reason)
         logger.error("persistence degraded: toastd keeps serving from memory", metadata: ["reason": "\(reason)"])
-        armRecovery()
+        armRecovery(in: retry)
     }
 
-    private func armRecovery() {
-        guard !isShutDown, failedStore != nil || reopen != nil else { return }
-        let delay = recoveryDelay
-        recoveryDelay = min(recoveryDelay * 2, Self.maxRecoveryDelay)
-        loop.scheduleTask(in: delay) { [self] in recover() }
+    private func armRecovery(in delay: PersistenceStateMachine.Milliseconds) {
+        loop.scheduleTask(in: .milliseconds(delay)) { [self] in recover() }
     }
 
     /// Writes the whole state over the failed store, on the commit thread;
     /// durable again if that works, else tried again later.
     private func recover() {
-        guard !isShutDown, failedStore != nil || reopen != nil, let thread, let state = fullState?() else { return }
-        recovering = true
+        guard let thread, let fullState, machine.recoveryTimerFired() else { return }
+        let state = fullState()
         batch = ToastStore.Batch()
-        let (failed, reopen) = (failedStore, reopen)
+        let (failed, reopen) = (store, reopen)
         let attempt = thread.runIfActive(eventLoop: loop) { () throws -> ToastStore in
             let store = try failed ?? reopen!()
             try store.replaceAll(state)
@@ -306,20 +295,17 @@ final class StatePersistence: @unchecked Sendable {
         }
         lastJob = attempt.map { _ in }.recover { _ in }
         attempt.whenComplete { [self] result in
-            recovering = false
+            guard !machine.isStopped else { return }
             switch result {
             case .success(let opened):
-                guard !isShutDown else { return }
                 store = opened
-                failedStore = nil
                 self.reopen = nil
-                recoveryDelay = Self.firstRecoveryDelay
-                mode = .durable
+                machine.recovered()
                 logger.notice("persistence recovered: the state is durable again", metadata: ["toasts": "\(state.records.count)"])
                 onRecovered?()
             case .failure:
                 batch = ToastStore.Batch()
-                armRecovery()
+                if let retry = machine.recoveryFailed() { armRecovery(in: retry) }
             }
         }
     }
@@ -332,8 +318,7 @@ final class StatePersistence: @unchecked Sendable {
     /// found the event loop closed, swift-nio printed an error on every
     /// stop, and the next start had the journal to apply again.
     func shutdown() -> EventLoopFuture<Void> {
-        applyJournaled()
-        isShutDown = true
+        if machine.shutdown() { applyJournaled() }
         guard let thread else { return lastJob }
         return lastJob.flatMap { [loop] in
             let stopped = loop.makePromise(of: Void.self)
