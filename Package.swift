@@ -57,7 +57,12 @@ let package = Package(
         // The configuration file: role defaults, limits, levels, modes and rules, checked with positions.
         .target(name: "ToastConfig", dependencies: ["ToastCore", "ToastRegex", .product(name: "TOMLKit", package: "TOMLKit")]),
         // org.freedesktop.Notifications over sd-bus: toastd as the desktop's notification server.
-        .target(name: "ToastFreedesktop", dependencies: ["ToastCore", "ToastSystem", "CSystemd"]),
+        // Safe Swift over sd-bus: a connection, its messages, handlers and
+        // signal matches. With Systemd, the only module that imports CSystemd.
+        .target(name: "SDBus", dependencies: ["CSystemd", "ToastSystem"]),
+        // epoll, which Glibc's Swift module leaves out (the bridge's watcher, toast-bench's fan-out reader).
+        .target(name: "CEpoll"),
+        .target(name: "ToastFreedesktop", dependencies: ["ToastCore", "ToastSystem", "SDBus", "CEpoll"]),
         // glibc's malloc_trim, which Swift's Glibc module does not export.
         .target(name: "CHeapTrim"),
         // The daemon: the socket server on swift-nio around the core.
@@ -124,7 +129,7 @@ let package = Package(
         .target(
             name: "ToastBench",
             dependencies: [
-                "ToastCore", "ToastRegex", "ToastSystem", "ToastConfig", "ToastDaemon", "ToastKit", "ToastFreedesktop", "ToastFuzzing", "CSystemd",
+                "ToastCore", "ToastRegex", "ToastSystem", "ToastConfig", "ToastDaemon", "ToastKit", "ToastFreedesktop", "ToastFuzzing", "CEpoll", "SDBus",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -141,14 +146,14 @@ let package = Package(
         .executableTarget(name: "toast-fuzz", dependencies: ["ToastFuzzing"]),
         .executableTarget(name: "toast-tail", dependencies: ["ToastTail", "CommandLineSupport"]),
         // toast-notify: toastd's toasts on the desktop's own notification server.
-        .target(name: "ToastNotify", dependencies: ["ToastSystem", "ToastProtocol", "ToastKit", "CommandLineSupport", "ToastFreedesktop", "CSystemd"]),
+        .target(name: "ToastNotify", dependencies: ["ToastSystem", "ToastProtocol", "ToastKit", "CommandLineSupport", "ToastFreedesktop", "SDBus"]),
         .executableTarget(
             name: "toast-notify",
             dependencies: ["ToastNotify", "ToastKit", "CommandLineSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ToastCore", "ToastKit", "ToastctlCommands", "CommandLineSupport", "Systemd", "ToastFreedesktop", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["ToastCore", "ToastKit", "ToastctlCommands", "CommandLineSupport", "Systemd", "ToastFreedesktop", "SDBus", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "ToastctlCommandsTests",
@@ -179,7 +184,8 @@ let package = Package(
         // A Swift program that shows toasts through ToastKit (README, "ToastKit").
         .executableTarget(name: "toastkit-example", dependencies: ["ToastKit"], path: "Examples/toastkit-example"),
         .testTarget(name: "ToastBenchTests", dependencies: ["ToastBench", "ToastCore"]),
-        .testTarget(name: "ToastFreedesktopTests", dependencies: ["ToastFreedesktop", "ToastCore"]),
+        .testTarget(name: "ToastFreedesktopTests", dependencies: ["ToastFreedesktop", "ToastCore", "SDBus"]),
+        .testTarget(name: "SDBusTests", dependencies: ["SDBus"]),
         .testTarget(name: "ToastStoreTests", dependencies: ["ToastStore", "ToastCore"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "ToastDaemonTests",

@@ -1,5 +1,6 @@
 import ToastCore
 import ToastRegex
+import SDBus
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -214,7 +215,7 @@ public struct BenchmarkSuite {
             print("## 6. D-Bus\n\nSkipped: `scripts/bench.sh --with-dunst` starts dunst and notify-send for it.\n")
             return
         }
-        let bus = try DBusBenchmark.PrivateBus()
+        let bus = try PrivateBus()
         let server = try startToastd(extra: ["--freedesktop"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
         defer { server.stop() }
         try DBusBenchmark.waitForServer(bus.address, name: "toastd")
@@ -232,7 +233,7 @@ public struct BenchmarkSuite {
         print("## 6. D-Bus\n\nOne-shot `notify-send x`, whole process, interleaved:\n\n" + table.markdown + "\n")
         // The same persistent client against each, taking turns; toastd also
         // --ephemeral (what the commit costs) and the bus's own floor.
-        let ephemeralBus = try DBusBenchmark.PrivateBus()
+        let ephemeralBus = try PrivateBus()
         let ephemeral = try startToastd(
             ephemeral: true, extra: ["--freedesktop"], environment: ["DBUS_SESSION_BUS_ADDRESS": ephemeralBus.address]
         )

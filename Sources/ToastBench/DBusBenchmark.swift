@@ -1,6 +1,7 @@
 import ToastSystem
 import ToastCore
 import ToastFreedesktop
+import SDBus
 
 #if canImport(Glibc)
 import Glibc
@@ -10,32 +11,6 @@ import Glibc
 /// `notify-send` and a persistent D-Bus client's Notify rate, each on a
 /// private bus of its own (scripts/bench.sh --with-dunst starts dunst).
 public enum DBusBenchmark {
-    /// A private session bus whose service directory is empty.
-    public final class PrivateBus {
-        public let address: String
-        let pid: pid_t
-
-        public init() throws {
-            var template = Array("/tmp/toast-bench-bus-XXXXXX".utf8CString)
-            guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp failed") }
-            let directory = String(cString: made)
-            mkdir(directory + "/services", 0o700)
-            try writeFile(directory + "/bus.conf", PrivateSessionBus.configuration(directory: directory))
-            let started = try ChildProcess(
-                "/usr/bin/dbus-daemon", ["--config-file=\(directory)/bus.conf", "--fork", "--print-address=1", "--print-pid=1"],
-                output: directory + "/started"
-            )
-            started.wait()
-            let lines = readFile(directory + "/started").split(separator: "\n").map(String.init)
-            guard lines.count >= 2, let pid = pid_t(lines[1]) else { throw BenchError("dbus-daemon did not start") }
-            address = lines[0]
-            self.pid = pid
-            for _ in 0..<500 where access(directory + "/bus", F_OK) != 0 { usleep(10_000) }
-        }
-
-        deinit { kill(pid, SIGTERM) }
-    }
-
     /// Waits until `name` serves org.freedesktop.Notifications on the bus.
     public static func waitForServer(_ address: String, name: String) throws {
         for _ in 0..<500 {

@@ -1,5 +1,5 @@
 import ToastSystem
-import CSystemd
+import CEpoll
 import ToastCore
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
 import ToastSystem
 import ToastProtocol
-import CSystemd
+import CEpoll
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-import CSystemd
+import SDBus
 import ToastCore
 #if canImport(Glibc)
 import Glibc
@@ -13,73 +13,78 @@ extension NotificationServer {
     /// Reads `susssasa{sv}i`. Hints it does not use are skipped; a hint of
     /// the wrong type, or an `image-data` whose geometry does not add up, is
     /// refused.
-    static func read(_ message: OpaquePointer) throws -> Notification {
-        var notification = Notification(summary: "")
-        notification.appName = try readString(message)
-        notification.replacesID = try readBasic(message, "u", UInt32(0))
-        notification.appIcon = try readString(message)
-        notification.summary = try readString(message)
-        notification.body = try readString(message)
-        try enter(message, "a", "s")
-        while sd_bus_message_at_end(message, 0) == 0 {
-            notification.actions.append(try readString(message))
+    static func read(_ message: BusMessage) throws -> Notification {
+        do {
+            return try readNotify(message)
+        } catch let error as BusReadError {
+            throw Failure(description: "\(error) in Notify(susssasa{sv}i)")
+        } catch let error as BusError {
+            throw Failure(description: "\(error) in Notify(susssasa{sv}i)")
         }
-        sd_bus_message_exit_container(message)
-        try enter(message, "a", "{sv}")
-        while sd_bus_message_enter_container(message, CChar(UInt8(ascii: "e")), "sv") > 0 {
-            let key = try readString(message)
-            var type: CChar = 0
-            var contents: UnsafePointer<CChar>?
-            guard sd_bus_message_peek_type(message, &type, &contents) > 0, let contents else {
+    }
+
+    private static func readNotify(_ message: BusMessage) throws -> Notification {
+        var notification = Notification(summary: "")
+        notification.appName = try message.readString()
+        notification.replacesID = try message.read(UInt32.self)
+        notification.appIcon = try message.readString()
+        notification.summary = try message.readString()
+        notification.body = try message.readString()
+        try message.enter("a", "s")
+        while !message.atEnd {
+            notification.actions.append(try message.readString())
+        }
+        message.exitContainer()
+        try message.enter("a", "{sv}")
+        while try message.enterIfPresent("e", "sv") {
+            let key = try message.readString()
+            guard let (_, contents) = message.peek(), let signature = contents else {
                 throw Failure(description: "hint \(key) has no value")
             }
-            let signature = String(cString: contents)
-            try enter(message, "v", signature)
+            try message.enter("v", signature)
             try readHint(message, key: key, signature: signature, into: &notification.hints)
-            sd_bus_message_exit_container(message)
-            sd_bus_message_exit_container(message)
+            message.exitContainer()
+            message.exitContainer()
         }
-        sd_bus_message_exit_container(message)
-        notification.expireTimeout = try readBasic(message, "i", Int32(0))
+        message.exitContainer()
+        notification.expireTimeout = try message.read(Int32.self)
         return notification
     }
 
-    static func readHint(_ message: OpaquePointer, key: String, signature: String, into hints: inout Notification.Hints) throws {
+    static func readHint(_ message: BusMessage, key: String, signature: String, into hints: inout Notification.Hints) throws {
         func wrongType() -> Failure { Failure(description: "hint \(key) has type \(signature)") }
         switch key {
         case "urgency":
             guard signature == "y" else { throw wrongType() }
-            hints.urgency = try readBasic(message, "y", UInt8(0))
+            hints.urgency = try message.read(UInt8.self)
         case "value":
             switch signature {
-            case "i": hints.value = try readBasic(message, "i", Int32(0))
-            case "u": hints.value = Int32(clamping: try readBasic(message, "u", UInt32(0)))
+            case "i": hints.value = try message.read(Int32.self)
+            case "u": hints.value = Int32(clamping: try message.read(UInt32.self))
             default: throw wrongType()
             }
         case "x-dunst-stack-tag", "x-canonical-private-synchronous", "synchronous", "private-synchronous":
             guard signature == "s" else { throw wrongType() }
-            hints.stackTag = try readString(message)
+            hints.stackTag = try message.readString()
         case "category", "image-path", "image_path":
             guard signature == "s" else { throw wrongType() }
-            let value = try readString(message)
+            let value = try message.readString()
             if key == "category" { hints.category = value } else { hints.imagePath = value }
         case "transient", "resident":
             guard signature == "b" else { throw wrongType() }
-            let value = try readBasic(message, "b", Int32(0)) != 0
+            let value = try message.read(Bool.self)
             if key == "transient" { hints.transient = value } else { hints.resident = value }
         case "image-data", "image_data", "icon_data":
             guard signature == "(iiibiiay)" else { throw wrongType() }
-            try enter(message, "r", "iiibiiay")
-            let width = try readBasic(message, "i", Int32(0))
-            let height = try readBasic(message, "i", Int32(0))
-            let rowstride = try readBasic(message, "i", Int32(0))
-            let alpha = try readBasic(message, "b", Int32(0)) != 0
-            let bits = try readBasic(message, "i", Int32(0))
-            let channels = try readBasic(message, "i", Int32(0))
-            var data: UnsafeRawPointer?
-            var size = 0
-            guard sd_bus_message_read_array(message, CChar(UInt8(ascii: "y")), &data, &size) >= 0 else { throw wrongType() }
-            sd_bus_message_exit_container(message)
+            try message.enter("r", "iiibiiay")
+            let width = try message.read(Int32.self)
+            let height = try message.read(Int32.self)
+            let rowstride = try message.read(Int32.self)
+            let alpha = try message.read(Bool.self)
+            let bits = try message.read(Int32.self)
+            let channels = try message.read(Int32.self)
+            let size = try message.readBytes().count
+            message.exitContainer()
             if let problem = NotificationMapping.validateImage(
                 width: width, height: height, rowstride: rowstride, hasAlpha: alpha, bitsPerSample: bits,
                 channels: channels, bytes: size
@@ -87,30 +92,8 @@ extension NotificationServer {
                 throw Failure(description: problem)
             }
         default:
-            sd_bus_message_skip(message, signature)
+            try message.skip(signature)
         }
-    }
-
-    static func enter(_ message: OpaquePointer, _ type: Character, _ contents: String) throws {
-        guard sd_bus_message_enter_container(message, CChar(type.asciiValue!), contents) > 0 else {
-            throw Failure(description: "expected \(type)\(contents) in Notify(susssasa{sv}i)")
-        }
-    }
-
-    static func readString(_ message: OpaquePointer) throws -> String {
-        var pointer: UnsafePointer<CChar>?
-        guard sd_bus_message_read_basic(message, CChar(UInt8(ascii: "s")), &pointer) > 0, let pointer else {
-            throw Failure(description: "expected a string in Notify(susssasa{sv}i)")
-        }
-        return String(cString: pointer)
-    }
-
-    static func readBasic<T: BitwiseCopyable>(_ message: OpaquePointer, _ type: Character, _ initial: T) throws -> T {
-        var value = initial
-        guard sd_bus_message_read_basic(message, CChar(type.asciiValue!), &value) > 0 else {
-            throw Failure(description: "expected \(type) in Notify(susssasa{sv}i)")
-        }
-        return value
     }
 
     static let introspection = """

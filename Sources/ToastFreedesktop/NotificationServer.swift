@@ -1,4 +1,4 @@
-import CSystemd
+import SDBus
 import ToastCore
 
 #if canImport(Glibc)
@@ -64,7 +64,7 @@ public final class NotificationServer: @unchecked Sendable {
             case close
         }
 
-        let message: OpaquePointer
+        let message: BusMessage
         let kind: Kind
     }
 
@@ -79,7 +79,7 @@ public final class NotificationServer: @unchecked Sendable {
     private let watcher = BusWatcher()
 
     // On the executor only, once the watcher has handed the connection over.
-    private var bus: OpaquePointer?
+    private var bus: Bus?
     /// Each live toast's action ids → the D-Bus action keys they stand for.
     private var actionKeys: [ToastID: [String: String]] = [:]
     private var watchingEvents = false
@@ -115,14 +115,12 @@ public final class NotificationServer: @unchecked Sendable {
 
     private func watch() {
         while let bus = connect() {
-            let fd = sd_bus_get_fd(bus)
-            guard watcher.watch(fd, events: sd_bus_get_events(bus)) else {
+            guard watcher.watch(bus.fd, events: bus.events) else {
                 onState(.failed("cannot watch the bus connection: \(String(cString: strerror(errno)))"))
-                sd_bus_flush_close_unref(bus)
                 return
             }
-            let handOver = HandOver(bus: bus)
-            backend.execute { self.attach(handOver.bus) }
+            // From here on the connection is the executor's alone.
+            backend.execute { self.attach(bus) }
             waiting: while true {
                 switch watcher.wait() {
                 case .readable, .deadline: backend.execute { self.pump() }
@@ -135,14 +133,8 @@ public final class NotificationServer: @unchecked Sendable {
         }
     }
 
-    struct Failure: Error, CustomStringConvertible {
+    struct Failure: Error, Equatable, CustomStringConvertible {
         var description: String
-    }
-
-    /// A connection on its way from the watcher's thread, which made it, to
-    /// the executor, which alone uses it from then on.
-    private struct HandOver: @unchecked Sendable {
-        let bus: OpaquePointer
     }
 
     /// A connection that owns the name, or nil when another server owns it
@@ -150,7 +142,7 @@ public final class NotificationServer: @unchecked Sendable {
     /// session bus may come up after toastd (socket activation at login), or
     /// restart under it: this retries with backoff (0.25 s doubling to 5 s)
     /// until it answers.
-    private func connect() -> OpaquePointer? {
+    private func connect() -> Bus? {
         var backoff: Int32 = 250
         var lastFailure = ""
         while true {
@@ -172,35 +164,20 @@ public final class NotificationServer: @unchecked Sendable {
     /// One attempt: a connection that serves the object and owns the name,
     /// or nil when another server owns it. A connection that fails half-way
     /// is closed before the error is thrown.
-    private func openOwningName() throws -> OpaquePointer? {
-        var opened: OpaquePointer?
-        let result = sd_bus_open_user(&opened)
-        guard result >= 0, let bus = opened else { throw Failure(description: "cannot reach the session bus: \(errorText(result))") }
-        do {
-            var result = sd_bus_add_object(bus, nil, Self.path, { message, userdata, error in
-                guard let message, let userdata else { return 0 }
-                return Unmanaged<NotificationServer>.fromOpaque(userdata).takeUnretainedValue().handle(message)
-            }, Unmanaged.passUnretained(self).toOpaque())
-            guard result >= 0 else { throw Failure(description: "cannot serve \(Self.path): \(errorText(result))") }
-            let flags: UInt64 = ownership == .replace ? UInt64(SD_BUS_NAME_REPLACE_EXISTING) : 0
-            result = sd_bus_request_name(bus, Self.busName, flags)
-            if result == -EEXIST {
-                let hint = ownership == .ifFree ? " (toastd --freedesktop=replace takes it over)" : " and does not let it go"
-                onState(.notOwner("another notification server owns it" + hint))
-                sd_bus_flush_close_unref(bus)
-                return nil
-            }
-            guard result >= 0 else { throw Failure(description: "cannot own \(Self.busName): \(errorText(result))") }
-            return bus
-        } catch {
-            sd_bus_flush_close_unref(bus)
-            throw error
+    private func openOwningName() throws -> Bus? {
+        let bus = try Bus.session()
+        try bus.serve(path: Self.path) { [weak self] message in self?.handle(message) ?? false }
+        if try bus.requestName(Self.busName, replaceExisting: ownership == .replace) == .taken {
+            let hint = ownership == .ifFree ? " (toastd --freedesktop=replace takes it over)" : " and does not let it go"
+            onState(.notOwner("another notification server owns it" + hint))
+            return nil
         }
+        return bus
     }
 
     // MARK: - On the executor
 
-    private func attach(_ bus: OpaquePointer) {
+    private func attach(_ bus: Bus) {
         self.bus = bus
         if !watchingEvents {
             watchingEvents = true
@@ -215,77 +192,76 @@ public final class NotificationServer: @unchecked Sendable {
     /// Processes whatever the connection has, then re-arms the watcher.
     private func pump() {
         guard let bus else { return }
-        var result: Int32
-        repeat { result = sd_bus_process(bus, nil) } while result > 0
-        guard result >= 0 else { return lose(result) }
+        do {
+            try bus.processAll()
+        } catch {
+            return lose("\(error)")
+        }
         rearm(bus)
     }
 
-    private func rearm(_ bus: OpaquePointer) {
-        let events = sd_bus_get_events(bus)
-        guard events >= 0 else { return lose(events) }
-        watcher.rearm(sd_bus_get_fd(bus), events: events)
-        var deadline = UInt64.max
-        watcher.setDeadline(sd_bus_get_timeout(bus, &deadline) >= 0 ? deadline : .max)
+    private func rearm(_ bus: Bus) {
+        let events = bus.events
+        guard events >= 0 else { return lose("\(BusError("the bus connection", code: events))") }
+        watcher.rearm(bus.fd, events: events)
+        watcher.setDeadline(bus.deadline ?? .max)
     }
 
     /// After a send outside `pump`: if sd-bus could not write it all, the
     /// watcher must wait for room too.
-    private func flushLater(_ bus: OpaquePointer) {
-        if sd_bus_get_events(bus) & Int32(POLLOUT) != 0 { rearm(bus) }
+    private func flushLater(_ bus: Bus) {
+        if bus.wantsToWrite { rearm(bus) }
     }
 
     /// The bus went away: close it and let the watcher connect again.
-    private func lose(_ result: Int32) {
-        guard let bus else { return }
-        self.bus = nil
-        sd_bus_close_unref(bus)
-        onState(.failed("lost the session bus (\(errorText(result))); reconnecting"))
+    private func lose(_ why: String) {
+        guard bus != nil else { return }
+        bus = nil
+        onState(.failed("lost the session bus (\(why)); reconnecting"))
         watcher.lose()
     }
 
     private func detach() {
         guard let bus else { return }
+        bus.releaseName(Self.busName)
+        // Dropping it writes what is queued (the release, the last replies):
+        // the bus reads it at once, and toastd is stopping.
         self.bus = nil
-        sd_bus_release_name_async(bus, nil, Self.busName, nil, nil)
-        // Writes what is queued (the release, the last replies): the bus
-        // reads it at once, and toastd is stopping.
-        sd_bus_flush_close_unref(bus)
     }
 
     // MARK: - Methods
 
-    /// Dispatches one method call on our object; 1 when it was answered.
-    private func handle(_ message: OpaquePointer) -> Int32 {
-        func call(_ member: String) -> Bool { sd_bus_message_is_method_call(message, Self.interface, member) > 0 }
+    /// Dispatches one method call on our object; true when it was answered.
+    private func handle(_ message: BusMessage) -> Bool {
+        func call(_ member: String) -> Bool { message.isMethodCall(interface: Self.interface, member: member) }
         if call("Notify") { return notify(message) }
         if call("CloseNotification") { return close(message) }
         if call("GetCapabilities") {
             return reply(message) { reply in
-                sd_bus_message_open_container(reply, CChar(UInt8(ascii: "a")), "s")
-                for capability in NotificationMapping.capabilities { appendString(reply, capability) }
-                sd_bus_message_close_container(reply)
+                try reply.container("a", "s") {
+                    for capability in NotificationMapping.capabilities { try reply.append(capability) }
+                }
             }
         }
         if call("GetServerInformation") {
             return reply(message) { reply in
-                for value in ["toastd", "toastd", version, "1.2"] { appendString(reply, value) }
+                for value in ["toastd", "toastd", version, "1.2"] { try reply.append(value) }
             }
         }
-        if sd_bus_message_is_method_call(message, "org.freedesktop.DBus.Introspectable", "Introspect") > 0 {
-            return reply(message) { appendString($0, Self.introspection) }
+        if message.isMethodCall(interface: "org.freedesktop.DBus.Introspectable", member: "Introspect") {
+            return reply(message) { try $0.append(Self.introspection) }
         }
-        return 0
+        return false
     }
 
-    private func notify(_ message: OpaquePointer) -> Int32 {
+    private func notify(_ message: BusMessage) -> Bool {
         var notification: Notification
         do {
             notification = try Self.read(message)
         } catch {
             return fail(message, "org.freedesktop.DBus.Error.InvalidArgs", "\(error)")
         }
-        let sender = sd_bus_message_get_sender(message).map { String(cString: $0) } ?? Self.defaultSource
+        let sender = message.sender ?? Self.defaultSource
         let (toast, keys) = NotificationMapping.toast(for: notification, source: "dbus:\(sender)")
         // The bridge never chooses an alignment or dismissibility: a role's
         // defaults from the configuration fill them, as for any client that
@@ -295,23 +271,19 @@ public final class NotificationServer: @unchecked Sendable {
             let update = RequestEnvelope(
                 request: .command(.update(.id(ToastID(notification.replacesID)), NotificationMapping.patch(for: toast)))
             )
-            submit(update, PendingCall(message: sd_bus_message_ref(message), kind: .notify(keys: keys.toKey, fallback: add)))
+            submit(update, PendingCall(message: message, kind: .notify(keys: keys.toKey, fallback: add)))
         } else {
-            submit(add, PendingCall(message: sd_bus_message_ref(message), kind: .notify(keys: keys.toKey, fallback: nil)))
+            submit(add, PendingCall(message: message, kind: .notify(keys: keys.toKey, fallback: nil)))
         }
-        return 1
+        return true
     }
 
-    private func close(_ message: OpaquePointer) -> Int32 {
-        var id: UInt32 = 0
-        guard sd_bus_message_read_basic(message, CChar(UInt8(ascii: "u")), &id) > 0 else {
+    private func close(_ message: BusMessage) -> Bool {
+        guard let id = try? message.read(UInt32.self) else {
             return fail(message, "org.freedesktop.DBus.Error.InvalidArgs", "CloseNotification takes an id (u)")
         }
-        submit(
-            RequestEnvelope(request: .command(.remove(.id(ToastID(id))))),
-            PendingCall(message: sd_bus_message_ref(message), kind: .close)
-        )
-        return 1
+        submit(RequestEnvelope(request: .command(.remove(.id(ToastID(id))))), PendingCall(message: message, kind: .close))
+        return true
     }
 
     /// Hands a request to toastd; its outcome comes back on the executor.
@@ -323,7 +295,6 @@ public final class NotificationServer: @unchecked Sendable {
 
     /// Answers a call whose outcome came.
     private func answer(_ call: PendingCall, _ outcome: Result<SchedulerReply, ToastError>) {
-        defer { sd_bus_message_unref(call.message) }
         // The connection it came on is gone; its caller saw that.
         guard let bus else { return }
         defer { flushLater(bus) }
@@ -340,13 +311,10 @@ public final class NotificationServer: @unchecked Sendable {
             // A toast a rule dropped ends at once; its end, which follows,
             // forgets these keys again.
             actionKeys[ToastID(id)] = keys
-            _ = reply(call.message) { reply in
-                var value = id
-                sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "u")), &value)
-            }
+            _ = reply(call.message) { try $0.append(id) }
         case (.notify(let keys, let fallback?), .failure):
             // `replaces_id` names no live toast: a new one, as the spec says.
-            submit(fallback, PendingCall(message: sd_bus_message_ref(call.message), kind: .notify(keys: keys, fallback: nil)))
+            submit(fallback, PendingCall(message: call.message, kind: .notify(keys: keys, fallback: nil)))
         case (.notify(_, nil), .failure(let error)):
             _ = fail(call.message, "org.freedesktop.Notifications.Error.Refused", error.message)
         }
@@ -359,18 +327,15 @@ public final class NotificationServer: @unchecked Sendable {
         if case .action(_, let action) = event.kind {
             let key = actionKeys[record.id]?[action] ?? action
             emit("ActionInvoked") { signal in
-                var value = id
-                sd_bus_message_append_basic(signal, CChar(UInt8(ascii: "u")), &value)
-                appendString(signal, key)
+                try signal.append(id)
+                try signal.append(key)
             }
         }
         if event.isEnd, let reason = NotificationMapping.closeReason(for: event.kind) {
             actionKeys[record.id] = nil
             emit("NotificationClosed") { signal in
-                var value = id
-                var why = reason
-                sd_bus_message_append_basic(signal, CChar(UInt8(ascii: "u")), &value)
-                sd_bus_message_append_basic(signal, CChar(UInt8(ascii: "u")), &why)
+                try signal.append(id)
+                try signal.append(reason)
             }
         }
     }
@@ -393,34 +358,23 @@ public final class NotificationServer: @unchecked Sendable {
         return event.isEnd
     }
 
-    private func emit(_ member: String, _ fill: (OpaquePointer) -> Void) {
-        var signal: OpaquePointer?
-        guard sd_bus_message_new_signal(bus, &signal, Self.path, Self.interface, member) >= 0, let signal else { return }
-        fill(signal)
-        sd_bus_send(bus, signal, nil)
-        sd_bus_message_unref(signal)
+    private func emit(_ member: String, _ fill: (BusMessage) throws -> Void) {
+        guard let bus, let signal = try? bus.signal(path: Self.path, interface: Self.interface, member: member) else { return }
+        guard (try? fill(signal)) != nil else { return }
+        try? bus.send(signal)
     }
 
     // MARK: - Replies
 
-    private func reply(_ call: OpaquePointer, _ fill: (OpaquePointer) -> Void) -> Int32 {
-        var reply: OpaquePointer?
-        guard sd_bus_message_new_method_return(call, &reply) >= 0, let reply else { return -ENOMEM }
-        fill(reply)
-        let sent = sd_bus_send(nil, reply, nil)
-        sd_bus_message_unref(reply)
-        // A caller that hung up before its reply is no error of ours.
-        return sent < 0 && sent != -ECONNRESET && sent != -ENOTCONN ? sent : 1
+    private func reply(_ call: BusMessage, _ fill: (BusMessage) throws -> Void) -> Bool {
+        // A caller that hung up before its reply is no error of ours, and a
+        // reply that cannot be built has nobody else to go to.
+        if let bus, let reply = try? call.makeReturn(), (try? fill(reply)) != nil { try? bus.send(reply) }
+        return true
     }
 
-    private func fail(_ call: OpaquePointer, _ name: String, _ text: String) -> Int32 {
-        var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
-        sd_bus_error_set(&error, name, text)
-        sd_bus_reply_method_error(call, &error)
-        sd_bus_error_free(&error)
-        return 1
+    private func fail(_ call: BusMessage, _ name: String, _ text: String) -> Bool {
+        call.replyError(name: name, message: text)
+        return true
     }
-
 }
-
-private func errorText(_ result: Int32) -> String { String(cString: strerror(-result)) }

@@ -1,4 +1,4 @@
-import CSystemd
+import SDBus
 
 #if canImport(Glibc)
 import Glibc
@@ -31,150 +31,93 @@ public final class NotificationsClient {
         }
     }
 
-    public let bus: OpaquePointer
+    public let bus: Bus
 
     /// Connects to the bus at `address`, or to the user's session bus.
     public init(address: String? = nil) throws {
-        var bus: OpaquePointer?
-        var result: Int32
-        if let address {
-            result = sd_bus_new(&bus)
-            if result >= 0 {
-                sd_bus_set_address(bus, address)
-                sd_bus_set_bus_client(bus, 1)
-                result = sd_bus_start(bus)
-            }
-        } else {
-            result = sd_bus_open_user(&bus)
+        do {
+            bus = try address.map { try Bus.connect(address: $0) } ?? Bus.session()
+        } catch {
+            throw CallError(description: "\(error)")
         }
-        guard result >= 0, let bus else {
-            throw CallError(description: "cannot reach the session bus: \(String(cString: strerror(-result)))")
-        }
-        self.bus = bus
     }
-
-    deinit { sd_bus_flush_close_unref(bus) }
 
     /// The server's name, vendor, version and spec version, and its unique bus name.
     public func serverInformation() throws -> (name: String, version: String, spec: String, sender: String?) {
         let reply = try call("GetServerInformation") { _ in }
-        defer { sd_bus_message_unref(reply) }
-        var strings: [String] = []
-        for _ in 0..<4 {
-            var value: UnsafePointer<CChar>?
-            sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "s")), &value)
-            strings.append(value.map { String(cString: $0) } ?? "")
-        }
-        return (strings[0], strings[2], strings[3], sd_bus_message_get_sender(reply).map { String(cString: $0) })
+        let strings = (0..<4).map { _ in (try? reply.readString()) ?? "" }
+        return (strings[0], strings[2], strings[3], reply.sender)
     }
 
     /// Notify; returns the server's id.
     public func notify(_ notification: Notification, image: Image? = nil, timeout microseconds: UInt64 = 10_000_000) throws -> UInt32 {
-        let reply = try call("Notify", timeout: microseconds) { Self.append(notification, image: image, to: $0) }
-        defer { sd_bus_message_unref(reply) }
-        var id: UInt32 = 0
-        sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "u")), &id)
-        return id
+        let reply = try call("Notify", timeout: microseconds) { try Self.append(notification, image: image, to: $0) }
+        return (try? reply.read(UInt32.self)) ?? 0
     }
 
     public func close(_ id: UInt32) throws {
-        sd_bus_message_unref(try call("CloseNotification") { appendBasic($0, "u", id) })
+        _ = try call("CloseNotification") { try $0.append(id) }
     }
 
     /// Sends a Notify and closes the connection without waiting for the reply.
     public func notifyAndHangUp(_ notification: Notification) {
-        guard let message = newCall("Notify") else { return }
-        defer { sd_bus_message_unref(message) }
-        Self.append(notification, image: nil, to: message)
-        sd_bus_send(bus, message, nil)
-        sd_bus_flush(bus)
-        sd_bus_close(bus)
+        guard let message = try? newCall("Notify"), (try? Self.append(notification, image: nil, to: message)) != nil else { return }
+        try? bus.send(message)
+        bus.flush()
+        bus.close()
     }
 
     // MARK: - Calls
 
-    private func newCall(_ member: String) -> OpaquePointer? {
-        var message: OpaquePointer?
-        sd_bus_message_new_method_call(
-            bus, &message, "org.freedesktop.Notifications", "/org/freedesktop/Notifications", "org.freedesktop.Notifications", member
+    private func newCall(_ member: String) throws -> BusMessage {
+        try bus.methodCall(
+            destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
+            interface: "org.freedesktop.Notifications", member: member
         )
-        return message
     }
 
-    private func call(_ member: String, timeout: UInt64 = 10_000_000, _ fill: (OpaquePointer) -> Void) throws -> OpaquePointer? {
-        guard let message = newCall(member) else { throw CallError(description: "cannot build \(member)") }
-        defer { sd_bus_message_unref(message) }
-        fill(message)
-        var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
-        defer { sd_bus_error_free(&error) }
-        var reply: OpaquePointer?
-        let result = sd_bus_call(bus, message, timeout, &error, &reply)
-        guard result >= 0 else {
-            throw CallError(description: error.message.map { String(cString: $0) } ?? String(cString: strerror(-result)))
+    private func call(_ member: String, timeout: UInt64 = 10_000_000, _ fill: (BusMessage) throws -> Void) throws -> BusMessage {
+        do {
+            let message = try newCall(member)
+            try fill(message)
+            return try bus.call(message, timeout: timeout)
+        } catch let error as BusCallError {
+            throw CallError(description: error.message)
+        } catch {
+            throw CallError(description: "cannot build \(member): \(error)")
         }
-        return reply
     }
 
     /// Writes Notify's arguments, `susssasa{sv}i`.
-    static func append(_ notification: Notification, image: Image?, to message: OpaquePointer) {
-        appendString(message, notification.appName)
-        appendBasic(message, "u", notification.replacesID)
-        appendString(message, notification.appIcon)
-        appendString(message, notification.summary)
-        appendString(message, notification.body)
-        sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "s")
-        for value in notification.actions { appendString(message, value) }
-        sd_bus_message_close_container(message)
-        sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "{sv}")
-        let hints = notification.hints
-        if let urgency = hints.urgency { appendHint(message, "urgency", "y", urgency) }
-        if let value = hints.value { appendHint(message, "value", "i", value) }
-        if hints.transient { appendHint(message, "transient", "b", Int32(1)) }
-        if hints.resident { appendHint(message, "resident", "b", Int32(1)) }
-        if let tag = hints.stackTag {
-            openHint(message, "x-dunst-stack-tag", "s")
-            appendString(message, tag)
-            closeHint(message)
+    static func append(_ notification: Notification, image: Image?, to message: BusMessage) throws {
+        try message.append(notification.appName)
+        try message.append(notification.replacesID)
+        try message.append(notification.appIcon)
+        try message.append(notification.summary)
+        try message.append(notification.body)
+        try message.container("a", "s") {
+            for value in notification.actions { try message.append(value) }
         }
-        if let image {
-            openHint(message, "image-data", "(iiibiiay)")
-            sd_bus_message_open_container(message, CChar(UInt8(ascii: "r")), "iiibiiay")
-            for value in [image.width, image.height, image.rowstride] { appendBasic(message, "i", value) }
-            appendBasic(message, "b", Int32(image.hasAlpha ? 1 : 0))
-            appendBasic(message, "i", image.bitsPerSample)
-            appendBasic(message, "i", image.channels)
-            let pixels = [UInt8](repeating: 0x7F, count: image.bytes)
-            pixels.withUnsafeBytes { _ = sd_bus_message_append_array(message, CChar(UInt8(ascii: "y")), $0.baseAddress, $0.count) }
-            sd_bus_message_close_container(message)
-            closeHint(message)
+        try message.container("a", "{sv}") {
+            let hints = notification.hints
+            if let urgency = hints.urgency { try message.appendEntry("urgency", "y") { try message.append(urgency) } }
+            if let value = hints.value { try message.appendEntry("value", "i") { try message.append(value) } }
+            if hints.transient { try message.appendEntry("transient", "b") { try message.append(true) } }
+            if hints.resident { try message.appendEntry("resident", "b") { try message.append(true) } }
+            if let tag = hints.stackTag { try message.appendEntry("x-dunst-stack-tag", "s") { try message.append(tag) } }
+            if let image {
+                try message.appendEntry("image-data", "(iiibiiay)") {
+                    try message.container("r", "iiibiiay") {
+                        for value in [image.width, image.height, image.rowstride] { try message.append(value) }
+                        try message.append(image.hasAlpha)
+                        try message.append(image.bitsPerSample)
+                        try message.append(image.channels)
+                        let pixels = [UInt8](repeating: 0x7F, count: image.bytes)
+                        try pixels.withUnsafeBytes { try message.append(bytes: $0) }
+                    }
+                }
+            }
         }
-        sd_bus_message_close_container(message)
-        appendBasic(message, "i", notification.expireTimeout)
+        try message.append(notification.expireTimeout)
     }
-}
-
-func appendString(_ message: OpaquePointer, _ value: String) {
-    value.withCString { _ = sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }
-}
-
-func appendBasic<T: BitwiseCopyable>(_ message: OpaquePointer, _ type: Character, _ value: T) {
-    var value = value
-    sd_bus_message_append_basic(message, CChar(type.asciiValue!), &value)
-}
-
-private func openHint(_ message: OpaquePointer, _ key: String, _ signature: String) {
-    sd_bus_message_open_container(message, CChar(UInt8(ascii: "e")), "sv")
-    appendString(message, key)
-    sd_bus_message_open_container(message, CChar(UInt8(ascii: "v")), signature)
-}
-
-private func closeHint(_ message: OpaquePointer) {
-    sd_bus_message_close_container(message)
-    sd_bus_message_close_container(message)
-}
-
-private func appendHint<T: BitwiseCopyable>(_ message: OpaquePointer, _ key: String, _ type: Character, _ value: T) {
-    openHint(message, key, String(type))
-    appendBasic(message, type, value)
-    closeHint(message)
 }

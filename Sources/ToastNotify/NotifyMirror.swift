@@ -1,5 +1,5 @@
 import ToastSystem
-import CSystemd
+import SDBus
 import CommandLineSupport
 import ToastKit
 import ToastProtocol
@@ -41,7 +41,7 @@ public final class NotifyMirror {
 
     let configuration: Configuration
     private var client: NotificationsClient?
-    private var bus: OpaquePointer? { client?.bus }
+    private var bus: Bus? { client?.bus }
     private var subscription: ToastConnection?
     /// The subscription to toastd: connect, resume, wait (ToastKit's one policy).
     private var machine: SubscriptionStateMachine
@@ -83,14 +83,14 @@ public final class NotifyMirror {
             // Messages a synchronous call already read sit in sd-bus's queue,
             // where poll cannot see them: process until it has nothing left.
             if let bus {
-                while sd_bus_process(bus, nil) > 0 {}
-                if sd_bus_is_open(bus) <= 0 {
+                try? bus.processAll()
+                if !bus.isOpen {
                     lost("the session bus closed the connection")
                     continue
                 }
             }
             var fds = [
-                pollfd(fd: bus.map { sd_bus_get_fd($0) } ?? -1, events: bus.map { Int16(sd_bus_get_events($0)) } ?? 0, revents: 0),
+                pollfd(fd: bus?.fd ?? -1, events: bus.map { Int16(truncatingIfNeeded: max($0.events, 0)) } ?? 0, revents: 0),
                 pollfd(fd: subscription?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: stop, events: Int16(POLLIN), revents: 0),
             ]
@@ -166,14 +166,9 @@ public final class NotifyMirror {
         // Servers such as dunst send their signals to the notification's
         // sender only, from their unique name: match on the object, then
         // check the sender against the server's unique name (`signal`).
-        sd_bus_match_signal(
-            client.bus, nil, nil, "/org/freedesktop/Notifications", "org.freedesktop.Notifications", nil,
-            { message, userdata, _ in
-                guard let message, let userdata else { return 0 }
-                Unmanaged<NotifyMirror>.fromOpaque(userdata).takeUnretainedValue().signal(message)
-                return 0
-            }, Unmanaged.passUnretained(self).toOpaque()
-        )
+        try client.bus.onSignal(path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications") {
+            [unowned self] message in signal(message)
+        }
         self.client = client
         backoff = SubscriptionStateMachine.firstBackoff
         log("showing toasts on \(information.name)")
@@ -288,20 +283,14 @@ public final class NotifyMirror {
 
     // MARK: - The notifier → toastd
 
-    private func signal(_ message: OpaquePointer) {
-        guard let server, sd_bus_message_get_sender(message).map({ String(cString: $0) }) == server else { return }
-        let member = sd_bus_message_get_member(message).map { String(cString: $0) }
-        var shown: UInt32 = 0
-        sd_bus_message_read_basic(message, CChar(UInt8(ascii: "u")), &shown)
-        switch member {
+    private func signal(_ message: BusMessage) {
+        guard let server, message.sender == server, let shown = try? message.read(UInt32.self) else { return }
+        switch message.member {
         case "ActionInvoked":
-            var key: UnsafePointer<CChar>?
-            sd_bus_message_read_basic(message, CChar(UInt8(ascii: "s")), &key)
-            guard let id = toastID[shown], let key else { return }
-            request(WireEncoder.request(.command(.invoke(.id(ToastID(id)), actionID: String(cString: key)))))
+            guard let id = toastID[shown], let key = try? message.readString() else { return }
+            request(WireEncoder.request(.command(.invoke(.id(ToastID(id)), actionID: key))))
         case "NotificationClosed":
-            var reason: UInt32 = 0
-            sd_bus_message_read_basic(message, CChar(UInt8(ascii: "u")), &reason)
+            let reason = (try? message.read(UInt32.self)) ?? 0
             if closing.remove(shown) != nil { return }
             guard let id = toastID.removeValue(forKey: shown) else { return }
             notifierID[id] = nil

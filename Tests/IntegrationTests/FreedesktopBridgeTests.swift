@@ -4,6 +4,7 @@ import CommandLineSupport
 import ToastKit
 import ToastCore
 import ToastFreedesktop
+import SDBus
 
 /// toastd --freedesktop on a private session bus (never the host's), with
 /// real notify-send, gdbus and busctl, and a small sd-bus client for the
@@ -16,29 +17,17 @@ struct FreedesktopBridgeTests {
     /// A private session bus whose service directory is empty, so that
     /// nothing else can be activated on it.
     final class Bus {
-        let address: String
-        let pid: pid_t
-        let directory: URL
+        let bus: PrivateBus
+        var address: String { bus.address }
+        var pid: pid_t { bus.pid }
+        var directory: URL { URL(filePath: bus.directory) }
         /// The address without the bus's guid, as systemd gives it: a
         /// client may connect to a restarted bus at the same path.
-        var path: String { "unix:path=\(directory.path)/bus" }
+        var path: String { bus.pathAddress }
 
         init(directory reused: URL? = nil) throws {
-            let directory = reused ?? FileManager.default.temporaryDirectory.appending(path: "toastd-bus-\(UUID().uuidString.prefix(8))")
-            self.directory = directory
-            try FileManager.default.createDirectory(at: directory.appending(path: "services"), withIntermediateDirectories: true)
-            let config = directory.appending(path: "bus.conf")
-            try PrivateSessionBus.configuration(directory: directory.path).write(to: config, atomically: true, encoding: .utf8)
-            let started = try DaemonFixture.run(
-                "/usr/bin/dbus-daemon", ["--config-file=\(config.path)", "--fork", "--print-address=1", "--print-pid=1"]
-            )
-            let lines = started.stdout.split(separator: "\n").map(String.init)
-            guard lines.count == 2, let pid = pid_t(lines[1]) else { throw POSIXError(.EIO) }
-            address = lines[0]
-            self.pid = pid
+            bus = try PrivateBus(directory: reused?.path)
         }
-
-        deinit { kill(pid, SIGTERM) }
     }
 
     /// Waits until toastd's status says the bridge is in a state whose

@@ -1,0 +1,95 @@
+import ToastSystem
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A session bus of its own (`dbus-daemon --config-file`), for the tests and
+/// benchmarks that must never touch the host's bus. Its service directory is
+/// `directory/services`, left empty, so no other notification server can be
+/// activated on it. The daemon is stopped when this goes.
+///
+/// The policy is a session bus's: anyone may own a name, send and receive
+/// (without `<allow eavesdrop="true"/>` the bus refuses to deliver replies).
+public final class PrivateBus: Sendable {
+    /// The address dbus-daemon printed (with its guid).
+    public let address: String
+    public let directory: String
+    public let pid: pid_t
+
+    /// The address without the bus's guid, as systemd gives it: a client may
+    /// connect to a restarted bus at the same path.
+    public var pathAddress: String { "unix:path=\(directory)/bus" }
+
+    /// Starts a bus in `directory` (made, mode 0700, when nil), and returns
+    /// once it accepts connections.
+    public init(directory reused: String? = nil) throws {
+        let directory: String
+        if let reused {
+            directory = reused
+        } else {
+            var template = Array("/tmp/toastd-bus-XXXXXX".utf8CString)
+            guard let made = mkdtemp(&template) else { throw PrivateBusError("mkdtemp: \(String(cString: strerror(errno)))") }
+            directory = String(cString: made)
+        }
+        self.directory = directory
+        mkdir(directory + "/services", 0o700)
+        let config = directory + "/bus.conf"
+        let started = directory + "/started"
+        try Self.write(Self.configuration(directory: directory), to: config)
+        var options = Spawn.Options()
+        options.stdout = started
+        let launcher: pid_t
+        switch Spawn.start(["/usr/bin/dbus-daemon", "--config-file=\(config)", "--fork", "--print-address=1", "--print-pid=1"], options) {
+        case .success(let pid): launcher = pid
+        case .failure(let error): throw PrivateBusError("cannot start dbus-daemon: \(error)")
+        }
+        var status: Int32 = 0
+        while waitpid(launcher, &status, 0) < 0 && errno == EINTR {}
+        let lines = (Self.read(started) ?? "").split(separator: "\n").map(String.init)
+        guard lines.count >= 2, let pid = pid_t(lines[1]) else { throw PrivateBusError("dbus-daemon did not start") }
+        address = lines[0]
+        self.pid = pid
+        for _ in 0..<500 where access(directory + "/bus", F_OK) != 0 { usleep(10_000) }
+    }
+
+    deinit { kill(pid, SIGTERM) }
+
+    public static func configuration(directory: String) -> String {
+        """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig><type>session</type><listen>unix:path=\(directory)/bus</listen>
+        <servicedir>\(directory)/services</servicedir><auth>EXTERNAL</auth>
+        <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+        </busconfig>
+        """
+    }
+
+    private static func write(_ text: String, to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw PrivateBusError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        guard bytes.withUnsafeBytes({ Glibc.write(fd, $0.baseAddress, $0.count) }) == bytes.count else {
+            throw PrivateBusError("cannot write \(path)")
+        }
+    }
+
+    private static func read(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 4_096)
+        let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        return count > 0 ? String(decoding: bytes[..<count], as: UTF8.self) : nil
+    }
+}
+
+public struct PrivateBusError: Error, CustomStringConvertible {
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
