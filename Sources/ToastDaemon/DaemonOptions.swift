@@ -23,11 +23,12 @@ public struct DaemonOptions: Sendable {
     public var historySize = ProtocolInfo.defaultHistorySize
     /// Where the state lives (see `ToastStore`).
     public var storage = DaemonStorage.ephemeral
-    /// Run once the socket accepts (before READY=1): a companion in toastd's
-    /// process, such as the freedesktop bridge, which sends its commands
-    /// through the `InProcessClient` and reports its state in `status`
-    /// through the `StatusBoard`.
-    public var onListening: (@Sendable (StatusBoard, InProcessClient) -> Void)?
+    /// Companions in toastd's process, such as the freedesktop bridge: each
+    /// made into a service that starts once the socket accepts (before
+    /// READY=1) and stops before it closes. It sends its commands through
+    /// the `InProcessClient` and reports its state in `status` through the
+    /// `StatusBoard`.
+    public var companions: [@Sendable (StatusBoard, InProcessClient) -> any DaemonService] = []
     /// Accept connections from root as well as from our own uid.
     public var allowRoot = true
     /// A listening socket inherited from the service manager (socket

@@ -1,3 +1,4 @@
+import NIOCore
 import ToastCore
 
 /// A client inside toastd's own process (the freedesktop bridge). Its
@@ -8,6 +9,9 @@ import ToastCore
 /// and must not block it.
 public struct InProcessClient: Sendable {
     let hub: ToastHub
+
+    /// The hub's event loop, where the callbacks run.
+    public var loop: any EventLoop { hub.loop }
 
     /// Runs `work` on the hub's event loop, where the callbacks below run
     /// too; after whatever runs there now, even when called from the loop.

@@ -19,14 +19,12 @@ struct PeerCredentials: Sendable {
 /// The toastd daemon: a swift-nio server on one event loop, bound to a Unix
 /// socket, until SIGTERM or SIGINT.
 public final class ToastServer: @unchecked Sendable {
-    private let options: DaemonOptions
-    private let logger: Logger
+    fileprivate let options: DaemonOptions
+    fileprivate let logger: Logger
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    private let hub: ToastHub
-    private var serverChannel: (any Channel)?
+    fileprivate let hub: ToastHub
     private var signalSources: [any DispatchSourceSignal] = []
-    /// Completed once shutdown has flushed every connection; made after binding.
-    private var stopped: EventLoopPromise<Void>?
+    private let lifecycle: DaemonLifecycle
 
     public init(options: DaemonOptions, logger: Logger) {
         self.options = options
@@ -39,96 +37,79 @@ public final class ToastServer: @unchecked Sendable {
         hub = ToastHub(
             loop: group.next(), configuration: options.scheduler, limits: limits, logger: logger, storage: options.storage
         )
+        lifecycle = DaemonLifecycle(loop: hub.loop)
     }
 
-    /// Binds the socket (or adopts the inherited one) and serves until a
-    /// signal stops the daemon. READY=1 goes out only once the socket accepts.
+    /// Starts every service in order (the hub with the restored state, the
+    /// socket, the companions such as the freedesktop bridge, then READY=1)
+    /// and serves until a signal stops them, in reverse order
+    /// (`DaemonLifecycle`).
     public func run() throws {
         defer { try? group.syncShutdownGracefully() }
-        // The restored state's first step is committed before anyone connects.
-        var bound: [String] = []
-        if case .durable(_, let loaded) = options.storage { bound = loaded.boundSources }
-        let hub = self.hub
-        let options = self.options
-        try hub.loop.submit {
-            hub.serviceManager = options.serviceManager
-            hub.configurationSource = options.configuration
-            let source = options.configuration ?? ConfigurationSource(path: nil, isExplicit: false)
-            if let resolved = source.resolve(options.initialConfiguration) {
-                hub.install(resolved)
-            } else if case .refused(let invalid) = options.initialConfiguration {
-                // A typo must not mean no toasts: the defaults serve, and the error is loud.
-                hub.install(source.resolve(.defaults)!, error: invalid.description)
-            }
-        }.wait()
-        try hub.loop.flatSubmit { [bound] in hub.start(endingSources: bound) }.wait()
-        let channel: any Channel
-        if let inherited = options.inheritedSocket {
-            channel = try bootstrap().withBoundSocket(inherited).wait()
-            logger.info("toastd serving its inherited socket", metadata: ["fd": "\(inherited)"])
-        } else {
-            try SocketFile.prepare(options.socketPath)
-            channel = try bind()
-            logger.info("toastd listening", metadata: ["socket": "\(options.socketPath)"])
-        }
-        let stopped = hub.loop.makePromise(of: Void.self)
-        self.stopped = stopped
-        serverChannel = channel
+        let board = StatusBoard(hub: hub)
+        let client = InProcessClient(hub: hub)
+        var services: [any DaemonService] = [HubService(hub: hub, options: options), ListenerService(server: self)]
+        services += options.companions.map { $0(board, client) }
+        services.append(ServiceManagerDuties(hub: hub, hooks: options.serviceManager, logger: logger))
+        let lifecycle = self.lifecycle
         installSignalHandlers()
-        options.onListening?(StatusBoard(hub: hub), InProcessClient(hub: hub))
-        startServiceManagerDuties()
-        try stopped.futureResult.wait()
+        try hub.loop.flatSubmit { [services] in lifecycle.start(services) }.wait()
+        try lifecycle.finished.wait()
     }
 
-    /// How often `IdleTrim` looks at the step count, and after how many
-    /// quiet looks in a row the code pages are let go of again (30 s).
-    static let idleTrimTick = TimeAmount.seconds(10)
-    static let idleTrimTicks = 3
+    /// The listening socket, as a service: bound (or adopted) at start, and
+    /// at stop closed and its file removed (unless systemd owns it).
+    final class ListenerService: DaemonService, @unchecked Sendable {
+        let name = "socket"
+        private let server: ToastServer
+        private var channel: (any Channel)?
 
-    /// READY=1 now, and the code pages start-up touched let go of
-    /// (`CodePages`), as they are again after 30 s without a step
-    /// (`IdleTrim`); then STATUS= at most once a second, only when it
-    /// changed; and WATCHDOG=1 at half the watchdog interval, from the event
-    /// loop itself, so that a wedged loop stops the pings and is killed.
-    private func startServiceManagerDuties() {
-        let hooks = options.serviceManager
-        let hub = self.hub
-        let logger = self.logger
-        hub.loop.execute {
-            let last = NIOLoopBoundBox(hub.statusLine, eventLoop: hub.loop)
-            hooks.ready(last.value)
-            let releaseCodePages = { @Sendable (when: String) in
-                let released = CodePages.release()
-                logger.debug("let go of code pages", metadata: ["when": "\(when)", "KiB": "\(released / 1024)"])
-            }
-            releaseCodePages("ready")
-            let trim = NIOLoopBoundBox(IdleTrim(quietTicks: Self.idleTrimTicks, steps: hub.steps), eventLoop: hub.loop)
-            hub.loop.scheduleRepeatedTask(initialDelay: Self.idleTrimTick, delay: Self.idleTrimTick) { _ in
-                if trim.value.tick(steps: hub.steps) { releaseCodePages("idle") }
-            }
-            hub.loop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in
-                let line = hub.statusLine
-                if line != last.value {
-                    last.value = line
-                    hooks.status(line)
+        init(server: ToastServer) {
+            self.server = server
+        }
+
+        func start() -> EventLoopFuture<Void> {
+            let options = server.options
+            let loop = server.hub.loop
+            let bound: EventLoopFuture<any Channel>
+            if let inherited = options.inheritedSocket {
+                bound = server.bootstrap().withBoundSocket(inherited)
+            } else {
+                do {
+                    try SocketFile.prepare(options.socketPath)
+                } catch {
+                    return loop.makeFailedFuture(error)
                 }
+                bound = server.bind()
             }
-            if let watchdog = hooks.watchdog {
-                let half = TimeAmount.nanoseconds(watchdog.nanoseconds / 2)
-                hooks.watchdogPing()
-                hub.loop.scheduleRepeatedTask(initialDelay: half, delay: half) { _ in
-                    hooks.watchdogPing()
+            return bound.map { [self] channel in
+                self.channel = channel
+                if let inherited = options.inheritedSocket {
+                    server.logger.info("toastd serving its inherited socket", metadata: ["fd": "\(inherited)"])
+                } else {
+                    server.logger.info("toastd listening", metadata: ["socket": "\(options.socketPath)"])
                 }
             }
         }
+
+        func stop(reason: String) -> EventLoopFuture<Void> {
+            guard let channel else { return server.hub.loop.makeSucceededVoidFuture() }
+            self.channel = nil
+            if server.options.inheritedSocket == nil { unlink(server.options.socketPath) }
+            return channel.close().recover { _ in }
+        }
     }
 
-    private func bind() throws -> any Channel {
+    /// Binds the socket file, mode 0600 from the start (umask), on the loop.
+    fileprivate func bind() -> EventLoopFuture<any Channel> {
         let previous = umask(0o177)
-        defer { umask(previous) }
-        let channel = try bootstrap().bind(unixDomainSocketPath: options.socketPath).wait()
-        chmod(options.socketPath, 0o600)
-        return channel
+        let bound = bootstrap().bind(unixDomainSocketPath: options.socketPath)
+        umask(previous)
+        let path = options.socketPath
+        return bound.map { channel in
+            chmod(path, 0o600)
+            return channel
+        }
     }
 
     /// Bytes written to a connection and not yet taken by the kernel: above
@@ -139,7 +120,7 @@ public final class ToastServer: @unchecked Sendable {
     /// thousand connections cannot make toastd hold gigabytes.
     static let writeBufferWaterMark = ChannelOptions.Types.WriteBufferWaterMark(low: 2 << 20, high: 4 << 20)
 
-    private func bootstrap() -> ServerBootstrap {
+    fileprivate func bootstrap() -> ServerBootstrap {
         let hub = self.hub
         let options = self.options
         let logger = self.logger
@@ -196,13 +177,17 @@ public final class ToastServer: @unchecked Sendable {
 
     // MARK: - Signals
 
+    /// SIGTERM and SIGINT stop the lifecycle; SIGHUP reloads (the reload
+    /// protocol of Type=notify-reload: RELOADING=1, the file read again,
+    /// then READY=1; every toast and connection stays).
     private func installSignalHandlers() {
         for signalNumber in [SIGTERM, SIGINT, SIGHUP] {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler { [self] in
                 if signalNumber == SIGHUP {
-                    reload()
+                    let hub = self.hub
+                    hub.loop.execute { hub.reload(answering: nil, ref: nil) }
                 } else {
                     stop(reason: signalNumber == SIGTERM ? "SIGTERM" : "SIGINT")
                 }
@@ -212,28 +197,10 @@ public final class ToastServer: @unchecked Sendable {
         }
     }
 
-    /// SIGHUP: the reload protocol of Type=notify-reload (RELOADING=1, the
-    /// file read again, then READY=1). Every toast and connection stays.
-    private func reload() {
-        let hub = self.hub
-        hub.loop.execute { hub.reload(answering: nil, ref: nil) }
-    }
-
-    /// Graceful shutdown: stop accepting, tell subscribers, flush, close,
-    /// remove the socket file (unless systemd owns it).
+    /// Graceful shutdown: every service stops, in reverse order of start.
     public func stop(reason: String) {
-        let loop = hub.loop
-        loop.execute { [self] in
-            guard !hub.isShuttingDown else { return }
-            options.serviceManager.stopping()
-            logger.info("shutting down", metadata: ["reason": "\(reason)"])
-            let server = serverChannel
-            server?.close(promise: nil)
-            if options.inheritedSocket == nil { unlink(options.socketPath) }
-            hub.shutdown(reason: reason).whenComplete { [stopped] _ in
-                stopped?.succeed()
-            }
-        }
+        let lifecycle = self.lifecycle
+        hub.loop.execute { lifecycle.stop(reason: reason) }
     }
 }
 

@@ -1,5 +1,7 @@
 import SDBus
+import Synchronization
 import ToastCore
+import ToastSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -96,24 +98,35 @@ public final class NotificationServer: @unchecked Sendable {
 
     /// Starts the watcher's thread, which connects.
     public func start() {
-        var thread = pthread_t()
-        let server = Unmanaged.passRetained(self).toOpaque()
-        pthread_create(&thread, nil, { argument in
-            let server = Unmanaged<NotificationServer>.fromOpaque(argument!).takeRetainedValue()
-            server.watch()
-            return nil
-        }, server)
-        pthread_detach(thread)
+        DetachedThread.start { self.watch() }
     }
 
-    /// Releases the name and leaves the bus.
-    public func stop() {
+    /// Releases the name and leaves the bus; `done` runs on the executor
+    /// once it has (or at once, there, if the watcher had already ended).
+    public func stop(then done: @escaping @Sendable () -> Void = {}) {
+        let ended = watcherEnded.withLock { state in
+            if state.ended { return true }
+            state.waiters.append(done)
+            return false
+        }
+        if ended { backend.execute(done) }
         watcher.stop()
     }
+
+    /// Whether the watcher's thread has ended, and who waits for it.
+    private let watcherEnded = Mutex<(ended: Bool, waiters: [@Sendable () -> Void])>((false, []))
 
     // MARK: - The watcher's thread
 
     private func watch() {
+        defer {
+            let waiters = watcherEnded.withLock { state in
+                state.ended = true
+                return state.waiters
+            }
+            // After the detach it may have queued there.
+            for waiter in waiters { backend.execute(waiter) }
+        }
         while let bus = connect() {
             guard watcher.watch(bus.fd, events: bus.events) else {
                 onState(.failed("cannot watch the bus connection: \(String(cString: strerror(errno)))"))

@@ -1,5 +1,6 @@
 import Synchronization
 import ToastProtocol
+import ToastSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -28,7 +29,7 @@ extension ToastSession {
                 stopped.withLock { $0 = true }
                 current.withLock { $0?.shutdownBoth() }
             }
-            let reader = ReaderThread {
+            DetachedThread.start {
                 var machine = SubscriptionStateMachine(filter: filter, snapshot: false)
                 let stop = ResumingSubscriber.run(
                     path: path, machine: &machine, shouldStop: { stopped.withLock { $0 } },
@@ -42,7 +43,6 @@ extension ToastSession {
                     continuation.finish()
                 }
             }
-            reader.start()
         }
     }
 

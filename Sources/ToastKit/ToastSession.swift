@@ -1,5 +1,6 @@
 import Synchronization
 import ToastProtocol
+import ToastSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -248,7 +249,7 @@ public final class ToastSession: Sendable {
     // MARK: - The reader
 
     private func startReading() {
-        let thread = ReaderThread { [weak self, connection] in
+        DetachedThread.start { [weak self, connection] in
             while true {
                 let line: JSONValue
                 do {
@@ -264,7 +265,6 @@ public final class ToastSession: Sendable {
                 self.receive(line)
             }
         }
-        thread.start()
     }
 
     private func receive(_ line: JSONValue) {
@@ -293,26 +293,5 @@ public final class ToastSession: Sendable {
         for continuation in pending { continuation.resume(throwing: error) }
         // Toasts whose end was never heard: the connection is gone, and with it their sender.
         for (_, waiters) in waiting { for waiter in waiters { waiter.resume(returning: .cancelled(.sourceEnded)) } }
-    }
-}
-
-/// A plain thread for a blocking read loop (not a task: it blocks in read(2)).
-final class ReaderThread: Sendable {
-    private let body: @Sendable () -> Void
-
-    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-
-    func start() {
-        let box = Unmanaged.passRetained(self)
-        var thread = pthread_t()
-        let created = pthread_create(
-            &thread, nil,
-            { argument in
-                let reader = Unmanaged<ReaderThread>.fromOpaque(argument!).takeRetainedValue()
-                reader.body()
-                return nil
-            }, box.toOpaque()
-        )
-        if created == 0 { pthread_detach(thread) } else { box.release() }
     }
 }

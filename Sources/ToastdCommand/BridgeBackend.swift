@@ -1,3 +1,4 @@
+import NIOCore
 import ToastCore
 import ToastDaemon
 import ToastFreedesktop
@@ -19,5 +20,29 @@ struct BridgeBackend: NotificationBackend {
 
     func watch(_ deliver: @escaping @Sendable (ToastEvent) -> Void) {
         client.watch(deliver)
+    }
+}
+
+/// The bridge as one of toastd's services: it connects once the socket
+/// accepts, and gives the bus name back before the socket closes.
+final class BridgeService: DaemonService {
+    let name = "freedesktop bridge"
+    let server: NotificationServer
+    let loop: any EventLoop
+
+    init(server: NotificationServer, loop: any EventLoop) {
+        self.server = server
+        self.loop = loop
+    }
+
+    func start() -> EventLoopFuture<Void> {
+        server.start()
+        return loop.makeSucceededVoidFuture()
+    }
+
+    func stop(reason: String) -> EventLoopFuture<Void> {
+        let stopped = loop.makePromise(of: Void.self)
+        server.stop { stopped.succeed() }
+        return stopped.futureResult
     }
 }

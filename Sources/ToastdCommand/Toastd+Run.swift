@@ -79,7 +79,7 @@ extension Toastd {
             options.inheritedSocket = inherited.fileDescriptor
         }
         if let freedesktop {
-            options.onListening = { board, client in
+            options.companions.append { board, client in
                 let server = NotificationServer(
                     backend: BridgeBackend(client: client), ownership: freedesktop == .replace ? .replace : .ifFree,
                     version: ProtocolInfo.toolVersion,
@@ -91,7 +91,7 @@ extension Toastd {
                         }
                     }
                 )
-                server.start()
+                return BridgeService(server: server, loop: client.loop)
             }
         }
         let notifier = ServiceNotifier()

@@ -221,6 +221,25 @@ struct FreedesktopBridgeTests {
         #expect(try session.notifySend("-p", "to the first").status == 0)
     }
 
+    /// The bridge is one of toastd's services: SIGTERM stops it before the
+    /// socket and the hub, so the name is given back (another server can take
+    /// it at once) and toastd leaves with 0 and nothing on stderr.
+    @Test(.enabled(if: available)) func sigtermGivesTheNameBackAndExitsCleanly() throws {
+        let session = try Session()
+        #expect(try session.notifySend("-p", "before the stop").status == 0)
+        let status = ["--address=\(session.address)", "status", "org.freedesktop.Notifications"]
+        #expect(try session.run("/usr/bin/busctl", status).status == 0, "toastd owns the name")
+        session.daemon.process.terminate()
+        session.daemon.process.waitUntilExit()
+        #expect(session.daemon.process.terminationStatus == 0)
+        let stderr = String(decoding: session.daemon.log.fileHandleForReading.availableData, as: UTF8.self)
+        #expect(stderr.isEmpty, "\(stderr)")
+        let owner = try session.run("/usr/bin/busctl", status)
+        #expect(owner.status != 0, "nobody owns the name after the stop: \(owner.stdout)")
+        let next = try DaemonFixture(arguments: ["--freedesktop"], environment: ["DBUS_SESSION_BUS_ADDRESS": session.address])
+        #expect(Self.waitForBridge(next, "serving").hasPrefix("serving"), "a new server takes the name")
+    }
+
     /// The session bus restarts under a running toastd (a new login with
     /// lingering, dbus-broker restarted): the bridge says it lost the bus,
     /// connects again with backoff, owns the name again and serves, and the
