@@ -91,7 +91,7 @@ struct AddFastPathTests {
             "cancellation": #""always""#, "invalidation": #"["contextChanged"]"#, "resident": "true", "transient": "true",
             "level": "10",
         ]
-        for field in WireDecoder.toastFields.sorted() {
+        for field in ToastMember.keys.sorted() {
             guard let sample = samples[field] else {
                 Issue.record("no sample value for toast.\(field)")
                 continue

@@ -10,8 +10,9 @@ import ToastProtocol
 ///
 /// The format is private to the process (never stored, never sent):
 /// `expiresAt` first, so that the table can read it without the rest;
-/// then the record's numbers and the toast's small fields; then its strings
-/// as length and UTF-8 bytes. Numbers are LEB128 varints (zigzag for the
+/// then the record's numbers; then each member of the toast in
+/// `ToastMember`'s order (one arm each in `pack` and `unpack`): strings as
+/// length and UTF-8 bytes, an absent one as a 0 byte. Numbers are LEB128 varints (zigzag for the
 /// signed ones), doubles their 8 bits. `unpacked` gives back an equal record.
 struct PackedRecord: Sendable {
     let id: ToastID
@@ -19,16 +20,12 @@ struct PackedRecord: Sendable {
 
     init(_ record: ToastRecord) {
         id = record.id
-        let toast = record.toast
         // The record is written into scratch memory through a pointer, then
         // copied once into an array of exactly its size: appending to an
         // array checked its uniqueness and capacity on every byte. `bound`
-        // is the most it can take: every number at its longest varint (ten
-        // bytes) or double, every string with a ten-byte length.
-        var texts = toast.message.utf8.count + toast.scene.utf8.count + (toast.title?.utf8.count ?? 0)
-        texts += (toast.icon?.utf8.count ?? 0) + (toast.reuseID?.utf8.count ?? 0) + (toast.source?.utf8.count ?? 0)
-        for action in toast.actions { texts += action.id.utf8.count + action.label.utf8.count }
-        let bound = Writer.fixedBound + texts + 20 * toast.actions.count
+        // is the most it can take.
+        var bound = Writer.headerBound
+        for member in ToastMember.allCases { bound += Self.bound(of: member, in: record.toast) }
         bytes = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { scratch in
             var writer = Writer(scratch)
             Self.write(record, into: &writer)
@@ -37,56 +34,125 @@ struct PackedRecord: Sendable {
     }
 
     private static func write(_ record: ToastRecord, into writer: inout Writer) {
-        let toast = record.toast
         writer.optional(record.expiresAt)
         writer.unsigned(UInt64(bitPattern: Int64(record.repeatCount)))
         writer.signed(record.createdAt)
         writer.optional(record.presentedAt)
         writer.unsigned(record.placement)
         writer.byte(record.state == .queued ? 0 : 1)
-        var flags: UInt16 = 0
-        if toast.title != nil { flags |= Flag.title }
-        if toast.icon != nil { flags |= Flag.icon }
-        if toast.reuseID != nil { flags |= Flag.reuseID }
-        if toast.source != nil { flags |= Flag.source }
-        if toast.level != nil { flags |= Flag.level }
-        if toast.dismissible { flags |= Flag.dismissible }
-        if toast.closeButton { flags |= Flag.closeButton }
-        if toast.resident { flags |= Flag.resident }
-        if toast.transient { flags |= Flag.transient }
-        writer.unsigned(UInt64(flags))
-        writer.byte(Self.index(of: toast.role, in: Self.roles))
-        writer.byte(Self.index(of: toast.alignment, in: Self.alignments))
-        writer.byte(Self.index(of: toast.cancellation, in: Self.cancellations))
-        writer.byte(toast.invalidation.rawValue)
-        switch toast.duration {
-        case nil: writer.byte(0)
-        case .short?: writer.byte(1)
-        case .long?: writer.byte(2)
-        case .longer?: writer.byte(3)
-        case .indefinite?: writer.byte(4)
-        case .seconds(let seconds)?:
-            writer.byte(5)
-            writer.double(seconds)
+        for member in ToastMember.allCases { pack(member, of: record.toast, into: &writer) }
+    }
+
+    // MARK: - The members (one arm each, in `ToastMember`'s order)
+
+    /// The most bytes `member` packs into: a varint is 10 at most, a double 8,
+    /// a string its bytes and a 10-byte length (11 with the byte that says
+    /// whether an optional one is there).
+    private static func bound(of member: ToastMember, in toast: Toast) -> Int {
+        func text(_ value: String?) -> Int { 11 + (value?.utf8.count ?? 0) }
+        switch member {
+        case .message: return text(toast.message)
+        case .title: return text(toast.title)
+        case .icon: return text(toast.icon)
+        case .scene: return text(toast.scene)
+        case .reuseID: return text(toast.reuseID)
+        case .source: return text(toast.source)
+        case .role, .alignment, .cancellation, .invalidation, .dismissible, .closeButton, .resident, .transient: return 1
+        case .duration, .progress: return 9
+        case .level: return 11
+        case .actions: return toast.actions.reduce(10) { $0 + 20 + $1.id.utf8.count + $1.label.utf8.count }
         }
-        switch toast.progress {
-        case .none: writer.byte(0)
-        case .indeterminate: writer.byte(1)
-        case .fraction(let fraction):
-            writer.byte(2)
-            writer.double(fraction)
+    }
+
+    private static func pack(_ member: ToastMember, of toast: Toast, into writer: inout Writer) {
+        switch member {
+        case .message: writer.string(toast.message)
+        case .title: writer.optional(toast.title)
+        case .icon: writer.optional(toast.icon)
+        case .role: writer.byte(Self.index(of: toast.role, in: Self.roles))
+        case .duration:
+            switch toast.duration {
+            case nil: writer.byte(0)
+            case .short?: writer.byte(1)
+            case .long?: writer.byte(2)
+            case .longer?: writer.byte(3)
+            case .indefinite?: writer.byte(4)
+            case .seconds(let seconds)?:
+                writer.byte(5)
+                writer.double(seconds)
+            }
+        case .alignment: writer.byte(Self.index(of: toast.alignment, in: Self.alignments))
+        case .scene: writer.string(toast.scene)
+        case .reuseID: writer.optional(toast.reuseID)
+        case .progress:
+            switch toast.progress {
+            case .none: writer.byte(0)
+            case .indeterminate: writer.byte(1)
+            case .fraction(let fraction):
+                writer.byte(2)
+                writer.double(fraction)
+            }
+        case .dismissible: writer.byte(toast.dismissible ? 1 : 0)
+        case .closeButton: writer.byte(toast.closeButton ? 1 : 0)
+        case .actions:
+            writer.unsigned(UInt64(toast.actions.count))
+            for action in toast.actions {
+                writer.string(action.id)
+                writer.string(action.label)
+            }
+        case .source: writer.optional(toast.source)
+        case .cancellation: writer.byte(Self.index(of: toast.cancellation, in: Self.cancellations))
+        case .invalidation: writer.byte(toast.invalidation.rawValue)
+        case .resident: writer.byte(toast.resident ? 1 : 0)
+        case .transient: writer.byte(toast.transient ? 1 : 0)
+        case .level: writer.optional(toast.level.map(Int64.init))
         }
-        if let level = toast.level { writer.signed(Int64(level)) }
-        writer.string(toast.message)
-        writer.string(toast.scene)
-        if let title = toast.title { writer.string(title) }
-        if let icon = toast.icon { writer.string(icon) }
-        if let reuseID = toast.reuseID { writer.string(reuseID) }
-        if let source = toast.source { writer.string(source) }
-        writer.unsigned(UInt64(toast.actions.count))
-        for action in toast.actions {
-            writer.string(action.id)
-            writer.string(action.label)
+    }
+
+    private static func unpack(_ member: ToastMember, into toast: inout Toast, from reader: inout Reader) {
+        switch member {
+        case .message: toast.message = reader.string()
+        case .title: toast.title = reader.optionalString()
+        case .icon: toast.icon = reader.optionalString()
+        case .role: toast.role = Self.roles[Int(reader.byte())]
+        case .duration:
+            toast.duration =
+                switch reader.byte() {
+                case 0: nil
+                case 1: .short
+                case 2: .long
+                case 3: .longer
+                case 4: .indefinite
+                default: .seconds(reader.double())
+                }
+        case .alignment: toast.alignment = Self.alignments[Int(reader.byte())]
+        case .scene: toast.scene = reader.string()
+        case .reuseID: toast.reuseID = reader.optionalString()
+        case .progress:
+            toast.progress =
+                switch reader.byte() {
+                case 0: .none
+                case 1: .indeterminate
+                default: .fraction(reader.double())
+                }
+        case .dismissible: toast.dismissible = reader.byte() != 0
+        case .closeButton: toast.closeButton = reader.byte() != 0
+        case .actions:
+            let count = Int(reader.unsigned())
+            guard count > 0 else { return }
+            var actions: [ToastAction] = []
+            actions.reserveCapacity(count)
+            for _ in 0..<count {
+                let id = reader.string()
+                actions.append(ToastAction(id: id, label: reader.string()))
+            }
+            toast.actions = actions
+        case .source: toast.source = reader.optionalString()
+        case .cancellation: toast.cancellation = Self.cancellations[Int(reader.byte())]
+        case .invalidation: toast.invalidation = InvalidationOptions(rawValue: reader.byte())
+        case .resident: toast.resident = reader.byte() != 0
+        case .transient: toast.transient = reader.byte() != 0
+        case .level: toast.level = reader.optional().map { Int($0) }
         }
     }
 
@@ -110,68 +176,12 @@ struct PackedRecord: Sendable {
         let presentedAt = reader.optional()
         let placement = reader.unsigned()
         let state: ToastRecord.State = reader.byte() == 0 ? .queued : .shown
-        let flags = UInt16(truncatingIfNeeded: reader.unsigned())
-        let role = Self.roles[Int(reader.byte())]
-        let alignment = Self.alignments[Int(reader.byte())]
-        let cancellation = Self.cancellations[Int(reader.byte())]
-        let invalidation = InvalidationOptions(rawValue: reader.byte())
-        let duration: ToastDuration? =
-            switch reader.byte() {
-            case 0: nil
-            case 1: .short
-            case 2: .long
-            case 3: .longer
-            case 4: .indefinite
-            default: .seconds(reader.double())
-            }
-        let progress: ToastProgress =
-            switch reader.byte() {
-            case 0: .none
-            case 1: .indeterminate
-            default: .fraction(reader.double())
-            }
-        let level = flags & Flag.level != 0 ? Int(reader.signed()) : nil
-        let message = reader.string()
-        let scene = reader.string()
-        var toast = Toast(
-            message: message,
-            title: flags & Flag.title != 0 ? reader.string() : nil,
-            icon: flags & Flag.icon != 0 ? reader.string() : nil,
-            role: role, duration: duration, alignment: alignment, scene: scene,
-            reuseID: flags & Flag.reuseID != 0 ? reader.string() : nil,
-            progress: progress,
-            dismissible: flags & Flag.dismissible != 0,
-            closeButton: flags & Flag.closeButton != 0,
-            source: flags & Flag.source != 0 ? reader.string() : nil,
-            cancellation: cancellation, invalidation: invalidation
-        )
-        let actionCount = Int(reader.unsigned())
-        if actionCount > 0 {
-            toast.actions.reserveCapacity(actionCount)
-            for _ in 0..<actionCount {
-                let id = reader.string()
-                toast.actions.append(ToastAction(id: id, label: reader.string()))
-            }
-        }
-        toast.resident = flags & Flag.resident != 0
-        toast.transient = flags & Flag.transient != 0
-        toast.level = level
+        var toast = Toast(message: "")
+        for member in ToastMember.allCases { Self.unpack(member, into: &toast, from: &reader) }
         return ToastRecord(
             id: id, toast: toast, state: state, repeatCount: repeatCount, createdAt: createdAt,
             presentedAt: presentedAt, expiresAt: expiresAt, placement: placement
         )
-    }
-
-    private enum Flag {
-        static let title: UInt16 = 1 << 0
-        static let icon: UInt16 = 1 << 1
-        static let reuseID: UInt16 = 1 << 2
-        static let source: UInt16 = 1 << 3
-        static let level: UInt16 = 1 << 4
-        static let dismissible: UInt16 = 1 << 5
-        static let closeButton: UInt16 = 1 << 6
-        static let resident: UInt16 = 1 << 7
-        static let transient: UInt16 = 1 << 8
     }
 
     // Each case is stored as its index here (`allCases` builds a new array
@@ -187,12 +197,9 @@ struct PackedRecord: Sendable {
     /// Writes through a pointer into scratch of `bound` bytes, checked on
     /// every write (a compare; the appends it replaced checked more).
     private struct Writer {
-        /// What everything but the strings' bytes (and the actions' lengths,
-        /// 20 an action) can take: three numbers, the flags and the level
-        /// (a varint is 10 bytes at most), two optional numbers (11), the
-        /// state and four small fields (5), a duration and a progress (9
-        /// each), six strings' lengths and the actions' count (10 each).
-        static let fixedBound = 5 * 10 + 2 * 11 + 5 + 2 * 9 + 7 * 10
+        /// What the record's own numbers can take: three varints (10 bytes
+        /// at most each), two optional numbers (11) and the state (1).
+        static let headerBound = 3 * 10 + 2 * 11 + 1
 
         private let scratch: UnsafeMutableBufferPointer<UInt8>
         private(set) var count = 0
@@ -224,6 +231,12 @@ struct PackedRecord: Sendable {
             guard let value else { return byte(0) }
             byte(1)
             signed(value)
+        }
+
+        mutating func optional(_ value: String?) {
+            guard let value else { return byte(0) }
+            byte(1)
+            string(value)
         }
 
         mutating func double(_ value: Double) {
@@ -276,6 +289,10 @@ struct PackedRecord: Sendable {
 
         mutating func optional() -> Int64? {
             byte() == 0 ? nil : signed()
+        }
+
+        mutating func optionalString() -> String? {
+            byte() == 0 ? nil : string()
         }
 
         mutating func double() -> Double {

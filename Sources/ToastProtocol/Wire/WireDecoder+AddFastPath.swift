@@ -58,65 +58,38 @@ extension JSONParser {
         return found
     }
 
-    /// The members of `decodeToast`, each set as `decodeToast` sets it.
+    /// The members of `decodeToast`, each set as `decodeToast` sets it
+    /// (`Toast.decode`), absent ones left at `Toast.init`'s defaults.
     private mutating func toast() throws(NotFast) -> (toast: Toast, defaulted: ToastFieldSet) {
-        var seen: Member = []
+        var seen = Seen()
         var message: String?
         var toast = Toast(message: "")
-        // What decodeToast gives the fields that are absent.
-        toast.role = .plain
-        toast.alignment = .top
-        toast.scene = Toast.defaultScene
-        toast.progress = .none
-        toast.dismissible = true
-        toast.closeButton = false
-        toast.actions = []
-        toast.cancellation = .presentation
-        toast.invalidation = []
-        toast.resident = false
-        toast.transient = false
-        toast.level = nil
         var first = true
         try beginObject()
         while let key = try nextKey(&first) {
-            guard let bit = Member(named: key) else { throw NotFast() }
+            guard let member = Self.member(named: key), !seen.contains(member) else {
+                // A member given twice is the general decoder's error to word.
+                throw NotFast()
+            }
+            seen.insert(member)
             do {
-                // Text members are read straight to their strings; the rest
-                // as values, checked by the general decoder's own code.
-                switch bit {
+                // Text and names are read straight from the bytes; the rest
+                // as values, through the member's own decoding.
+                switch member {
                 case .message: message = try string()
                 case .title: toast.title = try string()
                 case .icon: toast.icon = try string()
-                case .role: toast.role = try named(ToastRole.self)
-                case .duration: toast.duration = try WireDecoder.decodeDuration(try value(), field: "toast.duration")
-                case .alignment: toast.alignment = try named(ToastAlignment.self)
                 case .scene: toast.scene = try string()
                 case .reuseID: toast.reuseID = try string()
-                case .progress: toast.progress = try WireDecoder.decodeProgress(try value(), field: "toast.progress") ?? .none
-                case .dismissible: toast.dismissible = try Self.bool(try value())
-                case .closeButton: toast.closeButton = try Self.bool(try value())
-                case .actions:
-                    guard case .array(let elements) = try value() else { throw NotFast() }
-                    toast.actions = try WireDecoder.decodeActions(elements, field: "toast.actions") ?? []
                 case .source: toast.source = try string()
+                case .role: toast.role = try named(ToastRole.self)
+                case .alignment: toast.alignment = try named(ToastAlignment.self)
                 case .cancellation: toast.cancellation = try named(CancellationPolicy.self)
-                case .invalidation:
-                    guard case .array(let elements) = try value() else { throw NotFast() }
-                    toast.invalidation = try WireDecoder.decodeInvalidation(elements, field: "toast.invalidation")
-                case .resident: toast.resident = try Self.bool(try value())
-                case .transient: toast.transient = try Self.bool(try value())
-                default:  // .level
-                    guard let level = try value().intValue, PauseLevels.range.contains(Int(clamping: level)) else {
-                        throw NotFast()
-                    }
-                    toast.level = Int(level)
+                default: try toast.decode(member, from: try value())
                 }
             } catch {
                 throw NotFast()
             }
-            // A member given twice is the general decoder's error to word.
-            guard seen.isDisjoint(with: bit) else { throw NotFast() }
-            seen.formUnion(bit)
         }
         guard let message else { throw NotFast() }
         toast.message = message
@@ -132,36 +105,20 @@ extension JSONParser {
         return (toast, defaulted)
     }
 
-    /// The members a toast may have (`WireDecoder.toastFields`), as bits.
-    private struct Member: OptionSet {
-        let rawValue: UInt32
-        static let message = Self(rawValue: 1 << 0), title = Self(rawValue: 1 << 1), icon = Self(rawValue: 1 << 2)
-        static let role = Self(rawValue: 1 << 3), duration = Self(rawValue: 1 << 4), alignment = Self(rawValue: 1 << 5)
-        static let scene = Self(rawValue: 1 << 6), reuseID = Self(rawValue: 1 << 7), progress = Self(rawValue: 1 << 8)
-        static let dismissible = Self(rawValue: 1 << 9), closeButton = Self(rawValue: 1 << 10), actions = Self(rawValue: 1 << 11)
-        static let source = Self(rawValue: 1 << 12), cancellation = Self(rawValue: 1 << 13)
-        static let invalidation = Self(rawValue: 1 << 14), resident = Self(rawValue: 1 << 15)
-        static let transient = Self(rawValue: 1 << 16), level = Self(rawValue: 1 << 17)
-        init(rawValue: UInt32) { self.rawValue = rawValue }
+    /// The members seen so far, as bits.
+    private struct Seen {
+        private var bits: UInt64 = 0
 
-        private static let names: [(name: StaticString, member: Member)] = [
-            ("message", .message), ("title", .title), ("icon", .icon), ("role", .role), ("duration", .duration),
-            ("alignment", .alignment), ("scene", .scene), ("reuseId", .reuseID), ("progress", .progress),
-            ("dismissible", .dismissible), ("closeButton", .closeButton), ("actions", .actions), ("source", .source),
-            ("cancellation", .cancellation), ("invalidation", .invalidation), ("resident", .resident),
-            ("transient", .transient), ("level", .level),
-        ]
+        func contains(_ member: ToastMember) -> Bool { bits & (1 << member.rawValue) != 0 }
+        mutating func insert(_ member: ToastMember) { bits |= 1 << member.rawValue }
+    }
 
-        /// The member a key names, its bytes compared with each name of its
-        /// length: a key was a `String`, then up to eighteen string
-        /// comparisons in a `switch`, a fifth of decoding an add.
-        init?(named key: UnsafeBufferPointer<UInt8>) {
-            for (name, member) in Self.names where JSONParser.equal(key, name) {
-                self = member
-                return
-            }
-            return nil
-        }
+    /// The member a key names, its bytes compared with each key of its
+    /// length: a key was a `String`, then up to eighteen string comparisons
+    /// in a `switch`, a fifth of decoding an add.
+    private static func member(named key: UnsafeBufferPointer<UInt8>) -> ToastMember? {
+        for member in ToastMember.allCases where JSONParser.equal(key, member.key) { return member }
+        return nil
     }
 
     /// Whether `bytes` are exactly `text`'s.

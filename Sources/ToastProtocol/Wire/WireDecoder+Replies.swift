@@ -36,7 +36,7 @@ extension WireDecoder {
         let placement = UInt64(max(0, members["placement"]?.intValue ?? 0))
         // Members this version does not know are a newer daemon's (10):
         // a client reads past them.
-        for key in members.keys where !toastFields.contains(key) { members[key] = nil }
+        for key in members.keys where !ToastMember.keys.contains(key) { members[key] = nil }
         let toast = try decodeToast(.object(members))
         return ToastRecord(
             id: ToastID(id), toast: toast, state: state, repeatCount: repeatCount, createdAt: createdAt,

@@ -255,38 +255,16 @@ public enum WireDecoder {
         return EventFilter(scene: scene, roles: roles)
     }
 
-    static let toastFields: Set<String> = [
-        "message", "title", "icon", "role", "duration", "alignment", "scene", "reuseId", "progress",
-        "dismissible", "closeButton", "actions", "source", "cancellation", "invalidation", "resident", "transient",
-        "level",
-    ]
-
-    static let patchFields: Set<String> = [
-        "message", "title", "icon", "role", "duration", "progress", "dismissible", "closeButton", "actions",
-    ]
-
     public static func decodeToast(_ value: JSONValue) throws(ToastError) -> Toast {
         let fields = try FieldReader(value, path: "toast.")
-        try fields.rejectUnknown(allowed: toastFields)
-        guard let message = try fields.string("message") else { throw fields.missing("message") }
-        var toast = Toast(message: message)
-        toast.title = try fields.string("title")
-        toast.icon = try fields.string("icon")
-        toast.role = try fields.enumeration("role", ToastRole.self) ?? .plain
-        toast.duration = try decodeDuration(fields.members["duration"], field: "toast.duration")
-        toast.alignment = try fields.enumeration("alignment", ToastAlignment.self) ?? .top
-        toast.scene = try fields.string("scene") ?? Toast.defaultScene
-        toast.reuseID = try fields.string("reuseId")
-        toast.progress = try decodeProgress(fields.members["progress"], field: "toast.progress") ?? .none
-        toast.dismissible = try fields.bool("dismissible") ?? true
-        toast.closeButton = try fields.bool("closeButton") ?? false
-        toast.actions = try decodeActions(fields.array("actions"), field: "toast.actions") ?? []
-        toast.source = try fields.string("source")
-        toast.cancellation = try fields.enumeration("cancellation", CancellationPolicy.self) ?? .presentation
-        toast.invalidation = try decodeInvalidation(fields.array("invalidation"), field: "toast.invalidation")
-        toast.resident = try fields.bool("resident") ?? false
-        toast.transient = try fields.bool("transient") ?? false
-        toast.level = try fields.level("level")
+        try fields.rejectUnknown(allowed: ToastMember.keys)
+        guard fields.has("message") else { throw fields.missing("message") }
+        // Absent members keep `Toast.init`'s defaults; present ones are read
+        // and checked in the table's order.
+        var toast = Toast(message: "")
+        for member in ToastMember.allCases {
+            if let value = fields.members[member.name] { try toast.decode(member, from: value) }
+        }
         try toast.validate()
         return toast
     }
@@ -294,29 +272,18 @@ public enum WireDecoder {
     /// The `toast` member of an update, checked as toastd checks it.
     public static func decodePatch(_ value: JSONValue) throws(ToastError) -> ToastPatch {
         let fields = try FieldReader(value, path: "toast.")
-        let notUpdatable = fields.members.keys.filter { toastFields.contains($0) && !patchFields.contains($0) }.sorted()
+        let notUpdatable = fields.members.keys.filter { ToastMember(named: $0).map { !$0.isPatchable } ?? false }.sorted()
         if let first = notUpdatable.first {
             throw ToastError.invalid(
                 "toast." + first,
                 "cannot be changed by update; add the toast again to move or re-home it"
             )
         }
-        try fields.rejectUnknown(allowed: patchFields)
+        try fields.rejectUnknown(allowed: ToastMember.patchKeys)
         var patch = ToastPatch()
-        patch.message = try fields.string("message")
-        // `null` resets these three (and only these) to "none" or the default.
-        if fields.has("title") { patch.title = .some(fields.isNull("title") ? nil : try fields.string("title")) }
-        if fields.has("icon") { patch.icon = .some(fields.isNull("icon") ? nil : try fields.string("icon")) }
-        patch.role = try fields.enumeration("role", ToastRole.self)
-        if fields.has("duration") {
-            patch.duration = .some(
-                fields.isNull("duration") ? nil : try decodeDuration(fields.members["duration"], field: "toast.duration")
-            )
+        for member in ToastMember.allCases where member.isPatchable {
+            if let value = fields.members[member.name] { try patch.decode(member, from: value) }
         }
-        patch.progress = try decodeProgress(fields.members["progress"], field: "toast.progress")
-        patch.dismissible = try fields.bool("dismissible")
-        patch.closeButton = try fields.bool("closeButton")
-        patch.actions = try decodeActions(fields.array("actions"), field: "toast.actions")
         if patch.isEmpty {
             throw ToastError(.invalidRequest, "the update changes nothing; give at least one field", field: "toast")
         }

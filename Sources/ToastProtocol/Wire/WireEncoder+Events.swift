@@ -90,75 +90,59 @@ extension WireEncoder {
     static func writeToast(_ record: ToastRecord, into out: inout LineWriter, stored: Bool = false) {
         // Each field read in place (`record.toast.x`): a copy of the toast
         // would retain and release every string in it.
+        let form: ToastMember.Form = stored ? .stored : .full
         out.byte(UInt8(ascii: "{"))
         var members = LineWriter.Members()
-        if !stored || !record.toast.actions.isEmpty {
-            members.key("actions", &out)
-            out.byte(UInt8(ascii: "["))
-            for (index, action) in record.toast.actions.enumerated() {
-                if index > 0 { out.byte(UInt8(ascii: ",")) }
-                out.bytes(#"{"id":"#)
-                out.string(action.id)
-                out.bytes(#","label":"#)
-                out.string(action.label)
-                out.byte(UInt8(ascii: "}"))
-            }
-            out.byte(UInt8(ascii: "]"))
-        }
-        if !stored || record.toast.alignment != .top { members.name("alignment", wireName(record.toast.alignment), &out) }
-        if !stored || record.toast.cancellation != .presentation {
-            members.name("cancellation", wireName(record.toast.cancellation), &out)
-        }
-        if !stored || record.toast.closeButton { members.bool("closeButton", record.toast.closeButton, &out) }
-        members.integer("createdAt", record.createdAt, &out)
-        if !stored || !record.toast.dismissible { members.bool("dismissible", record.toast.dismissible, &out) }
-        if let duration = record.toast.duration {
-            members.key("duration", &out)
-            switch duration {
-            case .short: out.bytes(#""short""#)
-            case .long: out.bytes(#""long""#)
-            case .longer: out.bytes(#""longer""#)
-            case .indefinite: out.bytes(#""indefinite""#)
-            case .seconds(let seconds): out.number(seconds)
+        for entry in RecordKey.canonicalOrder {
+            switch entry {
+            case .toast(let member):
+                guard record.toast.writes(member, in: form) else { continue }
+                members.key(member.key, &out)
+                record.toast.write(member, into: &out)
+            case .createdAt:
+                members.integer("createdAt", record.createdAt, &out)
+            case .expiresAt:
+                if let expiresAt = record.expiresAt { members.integer("expiresAt", expiresAt, &out) }
+            case .id:
+                members.integer("id", Int64(record.id), &out)
+            case .presentedAt:
+                if let presentedAt = record.presentedAt { members.integer("presentedAt", presentedAt, &out) }
+            case .repeatCount:
+                if !stored || record.repeatCount != 1 { members.integer("repeat", Int64(record.repeatCount), &out) }
+            case .state:
+                members.name("state", wireName(record.state), &out)
             }
         }
-        if let expiresAt = record.expiresAt { members.integer("expiresAt", expiresAt, &out) }
-        if let icon = record.toast.icon { members.string("icon", icon, &out) }
-        members.integer("id", Int64(record.id), &out)
-        if !stored || !record.toast.invalidation.isEmpty {
-            members.key("invalidation", &out)
-            out.byte(UInt8(ascii: "["))
-            var firstName = true
-            for (name, option) in InvalidationOptions.named where record.toast.invalidation.contains(option) {
-                if !firstName { out.byte(UInt8(ascii: ",")) }
-                firstName = false
-                out.string(name)
-            }
-            out.byte(UInt8(ascii: "]"))
-        }
-        if let level = record.toast.level { members.integer("level", Int64(level), &out) }
-        members.string("message", record.toast.message, &out)
-        if let presentedAt = record.presentedAt { members.integer("presentedAt", presentedAt, &out) }
-        switch record.toast.progress {
-        case .none:
-            break
-        case .indeterminate:
-            members.name("progress", "indeterminate", &out)
-        case .fraction(let value):
-            members.key("progress", &out)
-            out.number(value)
-        }
-        if !stored || record.repeatCount != 1 { members.integer("repeat", Int64(record.repeatCount), &out) }
-        if record.toast.resident { members.bool("resident", true, &out) }
-        if let reuseID = record.toast.reuseID { members.string("reuseId", reuseID, &out) }
-        members.name("role", wireName(record.toast.role), &out)
-        members.string("scene", record.toast.scene, &out)
-        if let source = record.toast.source { members.string("source", source, &out) }
-        members.name("state", wireName(record.state), &out)
-        if let title = record.toast.title { members.string("title", title, &out) }
-        if record.toast.transient { members.bool("transient", true, &out) }
         if stored { members.integer("placement", Int64(record.placement), &out) }
         out.byte(UInt8(ascii: "}"))
+    }
+
+    /// A record's members on the wire: the toast's and the scheduler's own.
+    enum RecordKey: Sendable {
+        case toast(ToastMember)
+        case createdAt, expiresAt, id, presentedAt, repeatCount, state
+
+        var key: StaticString {
+            switch self {
+            case .toast(let member): member.key
+            case .createdAt: "createdAt"
+            case .expiresAt: "expiresAt"
+            case .id: "id"
+            case .presentedAt: "presentedAt"
+            case .repeatCount: "repeat"
+            case .state: "state"
+            }
+        }
+
+        /// Every member in canonical order: sorted by their keys' bytes.
+        static let canonicalOrder: [RecordKey] = {
+            let all = ToastMember.allCases.map(RecordKey.toast) + [.createdAt, .expiresAt, .id, .presentedAt, .repeatCount, .state]
+            return all.sorted { lhs, rhs in
+                let (left, right) = (lhs.key, rhs.key)
+                return UnsafeBufferPointer(start: left.utf8Start, count: left.utf8CodeUnitCount)
+                    .lexicographicallyPrecedes(UnsafeBufferPointer(start: right.utf8Start, count: right.utf8CodeUnitCount))
+            }
+        }()
     }
 
     // MARK: - Names

@@ -188,30 +188,11 @@ public enum WireEncoder {
             "state": .string(record.state.rawValue),
             "repeat": .int(Int64(record.repeatCount)),
             "createdAt": .int(record.createdAt),
-            "message": .string(toast.message),
-            "role": .string(toast.role.rawValue),
-            "alignment": .string(toast.alignment.rawValue),
-            "scene": .string(toast.scene),
-            "dismissible": .bool(toast.dismissible),
-            "closeButton": .bool(toast.closeButton),
-            "actions": .array(toast.actions.map { ["id": .string($0.id), "label": .string($0.label)] }),
-            "cancellation": .string(toast.cancellation.rawValue),
-            "invalidation": .array(toast.invalidation.names.map { .string($0) }),
         ]
         if let presentedAt = record.presentedAt { members["presentedAt"] = .int(presentedAt) }
         if let expiresAt = record.expiresAt { members["expiresAt"] = .int(expiresAt) }
-        if let title = toast.title { members["title"] = .string(title) }
-        if let icon = toast.icon { members["icon"] = .string(icon) }
-        if let reuseID = toast.reuseID { members["reuseId"] = .string(reuseID) }
-        if let source = toast.source { members["source"] = .string(source) }
-        if let duration = toast.duration { members["duration"] = Self.duration(duration) }
-        if toast.resident { members["resident"] = true }
-        if toast.transient { members["transient"] = true }
-        if let level = toast.level { members["level"] = .int(Int64(level)) }
-        switch toast.progress {
-        case .none: break
-        case .indeterminate: members["progress"] = "indeterminate"
-        case .fraction(let value): members["progress"] = .double(value)
+        for member in ToastMember.allCases where toast.writes(member, in: .full) {
+            members[member.name] = toast.jsonValue(of: member)
         }
         return .object(members)
     }
