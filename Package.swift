@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Heap under the scheduler's deadlines (already in the graph through swift-nio); Deque measured in toast-bench.
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         // GRDB links the system SQLite: libsqlite3-dev (scripts/ensure-packages.sh installs it).
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -35,9 +37,17 @@ let package = Package(
         .target(name: "ToastSystem"),
         // Regular expressions whose matching time is linear in the text (the rules').
         .target(name: "ToastRegex"),
+        // RE2 (Debian libre2-dev) behind a C face: measured against ToastRegex in toast-bench's regex scenario.
+        .target(name: "CRE2", linkerSettings: [.linkedLibrary("re2")]),
         // The scheduler: its state machine, the service around it (rules,
         // routing, backlog, history) and its tables (Tables/). Pure: no I/O.
-        .target(name: "ToastCore", dependencies: ["ToastProtocol", "ToastRegex"]),
+        .target(
+            name: "ToastCore",
+            dependencies: [
+                "ToastProtocol", "ToastRegex",
+                .product(name: "HeapModule", package: "swift-collections"),
+            ]
+        ),
         // libsystemd, linked through pkg-config. Only the Systemd module touches it.
         .systemLibrary(
             name: "CSystemd",
@@ -63,6 +73,9 @@ let package = Package(
         // epoll, which Glibc's Swift module leaves out (the bridge's watcher, toast-bench's fan-out reader).
         .target(name: "CEpoll"),
         .target(name: "ToastFreedesktop", dependencies: ["ToastCore", "ToastSystem", "SDBus", "CEpoll"]),
+        // utf8proc (Debian libutf8proc-dev): the terminal width of a character, for toast-tail.
+        // (No pkgConfig: its .pc file passes -DUTF8PROC_EXPORTS, which SwiftPM warns about; the header is in /usr/include.)
+        .systemLibrary(name: "CUtf8proc", providers: [.apt(["libutf8proc-dev"])]),
         // glibc's malloc_trim, which Swift's Glibc module does not export.
         .target(name: "CHeapTrim"),
         // The daemon: the socket server on swift-nio around the core.
@@ -117,8 +130,10 @@ let package = Package(
         // toast-tail: the viewer's model, a pure renderer, and the terminal around them.
         .target(
             name: "ToastTail",
-            dependencies: ["ToastSystem", 
+            dependencies: [
+                "ToastSystem",
                 "ToastProtocol",
+                "CUtf8proc",
                 "ToastKit",
                 "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -129,9 +144,10 @@ let package = Package(
         .target(
             name: "ToastBench",
             dependencies: [
-                "ToastCore", "ToastRegex", "ToastSystem", "ToastConfig", "ToastDaemon", "ToastKit", "ToastFreedesktop", "ToastFuzzing", "CEpoll", "SDBus",
+                "ToastCore", "ToastRegex", "ToastSystem", "ToastConfig", "ToastDaemon", "ToastKit", "ToastFreedesktop", "ToastFuzzing", "CEpoll", "SDBus", "CRE2", "ToastTail",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
         // Counts malloc calls for the scheduler benchmark (linked into toast-bench only).

@@ -6,7 +6,10 @@ ensure_packages() {
         case "$need" in
             build)
                 pkg-config --exists libsystemd 2>/dev/null || missing+=(libsystemd-dev pkg-config)
-                [ -e /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev) ;;
+                [ -e /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
+                [ -e /usr/include/utf8proc.h ] || missing+=(libutf8proc-dev)
+                # RE2, measured against the rules' matcher by toast-bench (built with the rest).
+                [ -e /usr/include/re2/re2.h ] || missing+=(libre2-dev g++) ;;
             tests)
                 command -v socat >/dev/null || missing+=(socat)
                 command -v tmux >/dev/null || missing+=(tmux)

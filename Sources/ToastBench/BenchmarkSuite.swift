@@ -205,6 +205,38 @@ public struct BenchmarkSuite {
         print(budget.markdown + "\n")
     }
 
+    // MARK: - Libraries
+
+    /// Well-kept libraries against the hand-written pieces, in this run (issue #39).
+    public func libraries() throws {
+        let rounds = quick ? 5 : 21
+        var regexes = Table("pattern", "text", "BoundedRegex µs", "RE2 µs", "RE2 / BoundedRegex")
+        for row in try LibraryBenchmark.regexTimes(rounds: rounds) {
+            regexes.add("`\(row.pattern)`", "\(row.textBytes) B", Figure.fixed(row.bounded, 3), Figure.fixed(row.re2, 3), Figure.ratio(row.re2 / row.bounded))
+        }
+        let agreement = LibraryBenchmark.regexAgreement(patterns: quick ? 1_000 : 3_000)
+        print("## Libraries against the hand-written pieces\n\n### RE2 against BoundedRegex (texts they do not match)\n\n" + regexes.markdown + "\n")
+        print(
+            "Against glibc's `regexec` on \(agreement.compared) random pattern/text pairs (the differential test's): "
+                + "BoundedRegex differs on \(agreement.boundedDiffers), RE2 on \(agreement.re2Differs)"
+                + (agreement.example.map { " (e.g. \($0))" } ?? "") + "; RE2 refused \(agreement.re2Refused) patterns glibc takes.\n"
+        )
+        let widths = LibraryBenchmark.widths(rounds: rounds)
+        var width = Table("width of a character", "ns", "× utf8proc")
+        width.add("utf8proc (`utf8proc_charwidth`)", Figure.fixed(widths.utf8proc, 1), "1.00×")
+        width.add("the Unicode 15 table copied by hand", Figure.fixed(widths.table, 1), Figure.ratio(widths.table / widths.utf8proc))
+        print("### utf8proc against the hand-copied width table\n\n" + width.markdown + "\n")
+        print(
+            "They differ on \(widths.differing) assigned scalars" + (widths.examples.isEmpty ? "" : " (\(widths.examples.joined(separator: ", ")), …)")
+                + ". From glibc's `wcwidth` (C.UTF-8, what tmux and VTE follow): utf8proc differs on \(widths.utf8procVersusGlibc), the table on \(widths.tableVersusGlibc).\n"
+        )
+        var structures = Table("structure (the scheduler's use)", "swift-collections ns/op", "hand-written ns/op", "collections / hand")
+        for row in LibraryBenchmark.structures(count: quick ? 50_000 : 200_000, rounds: rounds) {
+            structures.add(row.name, Figure.fixed(row.collections, 1), Figure.fixed(row.handWritten, 1), Figure.ratio(row.collections / row.handWritten))
+        }
+        print("### swift-collections' Heap and Deque against the hand-written ones\n\n" + structures.markdown + "\n")
+    }
+
     // MARK: - 6. D-Bus
 
     /// notify-send and a persistent D-Bus client against toastd --freedesktop

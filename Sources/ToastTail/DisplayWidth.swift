@@ -1,3 +1,5 @@
+import CUtf8proc
+
 /// How many terminal columns text takes, measured per grapheme cluster the
 /// way terminals lay it out: East Asian wide and emoji-presentation
 /// characters take two columns, combining marks and other zero-width
@@ -21,31 +23,12 @@ public enum DisplayWidth {
         return total
     }
 
+    /// A code point's columns, by utf8proc (`utf8proc_charwidth`: the
+    /// Unicode data's East Asian Width and emoji presentation, zero for
+    /// marks, format characters and controls). It replaced a table copied
+    /// by hand from Unicode 15; docs/BENCHMARKS.md has both measured.
     static func width(of scalar: Unicode.Scalar) -> Int {
-        let value = scalar.value
-        switch scalar.properties.generalCategory {
-        case .nonspacingMark, .enclosingMark, .format, .control, .lineSeparator, .paragraphSeparator:
-            return 0
-        default:
-            break
-        }
-        if value >= 0x1160 && value <= 0x11FF { return 0 }  // Hangul medial vowels and final consonants
-        if scalar.properties.isEmojiPresentation { return 2 }
-        return isEastAsianWide(value) ? 2 : 1
-    }
-
-    /// East Asian Wide (W) and Fullwidth (F) ranges of Unicode 15.
-    static func isEastAsianWide(_ value: UInt32) -> Bool {
-        switch value {
-        case 0x1100...0x115F, 0x231A...0x231B, 0x2329...0x232A, 0x2E80...0x303E, 0x3041...0x33FF,
-            0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF, 0xA960...0xA97F, 0xAC00...0xD7A3,
-            0xF900...0xFAFF, 0xFE10...0xFE19, 0xFE30...0xFE6F, 0xFF00...0xFF60, 0xFFE0...0xFFE6,
-            0x16FE0...0x16FE4, 0x17000...0x18CFF, 0x1B000...0x1B2FF, 0x1F200...0x1F2FF,
-            0x20000...0x2FFFD, 0x30000...0x3FFFD:
-            return true
-        default:
-            return false
-        }
+        Int(utf8proc_charwidth(Int32(bitPattern: scalar.value)))
     }
 
     /// The longest prefix of `text` that fits in `columns`, with `…` in

@@ -28,7 +28,7 @@ struct ToastBenchCommand: ParsableCommand {
         @Option(name: .customLong("notify-send"), help: "notify-send, when dunst runs on the session bus in the environment.") var notifySend: String?
         @Option(name: .customLong("dunst-pid"), help: "dunst's pid, for its idle RSS.") var dunstPID: Int32?
         @Flag(help: "Fewer samples: a quick, rougher look.") var quick = false
-        @Argument(help: "Scenarios: oneshot, ingest (with the rules), fanout, memory, scheduler, dbus, regex (default: all but regex, which ingest includes).") var scenarios: [String] = []
+        @Argument(help: "Scenarios: oneshot, ingest (with the rules), fanout, memory, scheduler, dbus, regex, libraries (default: all but regex, which ingest includes, and libraries).") var scenarios: [String] = []
 
         func run() throws {
             var programs = BenchmarkSuite.Programs(
@@ -50,6 +50,7 @@ struct ToastBenchCommand: ParsableCommand {
                 case "scheduler": suite.scheduler()
                 case "dbus": try suite.dbus()
                 case "regex": try suite.regexes()
+                case "libraries": try suite.libraries()
                 default: throw ValidationError("unknown scenario '\(scenario)'")
                 }
             }

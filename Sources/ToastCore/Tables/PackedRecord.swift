@@ -24,8 +24,9 @@ struct PackedRecord: Sendable {
         // copied once into an array of exactly its size: appending to an
         // array checked its uniqueness and capacity on every byte. `bound`
         // is the most it can take.
+        let toast = record.toast
         var bound = Writer.headerBound
-        for member in ToastMember.allCases { bound += Self.bound(of: member, in: record.toast) }
+        for member in Self.members { bound += Self.bound(of: member, in: toast) }
         bytes = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { scratch in
             var writer = Writer(scratch)
             Self.write(record, into: &writer)
@@ -40,10 +41,15 @@ struct PackedRecord: Sendable {
         writer.optional(record.presentedAt)
         writer.unsigned(record.placement)
         writer.byte(record.state == .queued ? 0 : 1)
-        for member in ToastMember.allCases { pack(member, of: record.toast, into: &writer) }
+        let toast = record.toast
+        for member in members { pack(member, of: toast, into: &writer) }
     }
 
     // MARK: - The members (one arm each, in `ToastMember`'s order)
+
+    /// `ToastMember.allCases`, made once: that property is another module's,
+    /// and builds its array on every call.
+    private static let members = ToastMember.allCases
 
     /// The most bytes `member` packs into: a varint is 10 at most, a double 8,
     /// a string its bytes and a 10-byte length (11 with the byte that says
@@ -109,7 +115,7 @@ struct PackedRecord: Sendable {
         }
     }
 
-    private static func unpack(_ member: ToastMember, into toast: inout Toast, from reader: inout Reader) {
+    private static func unpack(_ member: ToastMember, into toast: inout Toast.Fields, from reader: inout Reader) {
         switch member {
         case .message: toast.message = reader.string()
         case .title: toast.title = reader.optionalString()
@@ -177,7 +183,9 @@ struct PackedRecord: Sendable {
         let placement = reader.unsigned()
         let state: ToastRecord.State = reader.byte() == 0 ? .queued : .shown
         var toast = Toast(message: "")
-        for member in ToastMember.allCases { Self.unpack(member, into: &toast, from: &reader) }
+        toast.withFields { fields in
+            for member in Self.members { Self.unpack(member, into: &fields, from: &reader) }
+        }
         return ToastRecord(
             id: id, toast: toast, state: state, repeatCount: repeatCount, createdAt: createdAt,
             presentedAt: presentedAt, expiresAt: expiresAt, placement: placement

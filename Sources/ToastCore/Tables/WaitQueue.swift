@@ -1,26 +1,31 @@
 import ToastProtocol
-/// A FIFO of toast ids that supports removal from anywhere in O(1).
+/// A FIFO of toast ids that supports removal from anywhere in O(1): an
+/// array with a head index. swift-collections' `Deque` was measured in its
+/// place and took 1.5× the time per id (toast-bench's libraries scenario,
+/// docs/BENCHMARKS.md), so this stays.
 ///
 /// Removal is lazy: the caller forgets the id elsewhere (its record is no
 /// longer `queued`) and tells the queue its live count dropped; the stale
 /// entry is skipped when it reaches the head. Entries are compacted once the
 /// stale ones outnumber the live ones, so memory stays proportional to the
 /// number of toasts that really wait, whatever the add/remove pattern.
-struct WaitQueue: Sendable {
+package struct WaitQueue: Sendable {
     private var entries: [ToastID] = []
     private var head = 0
     /// How many entries are still waiting.
-    private(set) var count = 0
+    package private(set) var count = 0
 
-    var isEmpty: Bool { count == 0 }
+    package init() {}
 
-    mutating func append(_ id: ToastID) {
+    package var isEmpty: Bool { count == 0 }
+
+    package mutating func append(_ id: ToastID) {
         entries.append(id)
         count += 1
     }
 
     /// Records that one waiting entry was removed elsewhere.
-    mutating func noteRemoved(isLive: (ToastID) -> Bool) {
+    package mutating func noteRemoved(isLive: (ToastID) -> Bool) {
         count -= 1
         let stale = entries.count - head - count
         if stale > 64 && stale > count {
@@ -29,7 +34,7 @@ struct WaitQueue: Sendable {
     }
 
     /// Takes the oldest live entry.
-    mutating func popFirst(isLive: (ToastID) -> Bool) -> ToastID? {
+    package mutating func popFirst(isLive: (ToastID) -> Bool) -> ToastID? {
         while head < entries.count {
             let id = entries[head]
             head += 1
@@ -46,7 +51,7 @@ struct WaitQueue: Sendable {
     }
 
     /// The live entries, oldest first.
-    func live(isLive: (ToastID) -> Bool) -> [ToastID] {
+    package func live(isLive: (ToastID) -> Bool) -> [ToastID] {
         entries[head...].filter(isLive)
     }
 

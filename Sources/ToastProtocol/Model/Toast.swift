@@ -10,25 +10,25 @@
 /// about 500 retains and releases an add, most of them these).
 public struct Toast: Sendable, Hashable {
     /// The fields themselves.
-    struct Fields: Sendable, Hashable {
-        var message: String
-        var title: String?
-        var icon: String?
-        var role: ToastRole
-        var duration: ToastDuration?
-        var alignment: ToastAlignment
-        var scene: String
-        var reuseID: String?
-        var progress: ToastProgress
-        var dismissible: Bool
-        var closeButton: Bool
-        var actions: [ToastAction]
-        var source: String?
-        var cancellation: CancellationPolicy
-        var invalidation: InvalidationOptions
-        var resident = false
-        var transient = false
-        var level: Int?
+    package struct Fields: Sendable, Hashable {
+        package var message: String
+        package var title: String?
+        package var icon: String?
+        package var role: ToastRole
+        package var duration: ToastDuration?
+        package var alignment: ToastAlignment
+        package var scene: String
+        package var reuseID: String?
+        package var progress: ToastProgress
+        package var dismissible: Bool
+        package var closeButton: Bool
+        package var actions: [ToastAction]
+        package var source: String?
+        package var cancellation: CancellationPolicy
+        package var invalidation: InvalidationOptions
+        package var resident = false
+        package var transient = false
+        package var level: Int?
     }
 
     /// Shared by copies; changed only through a unique reference.
@@ -49,6 +49,12 @@ public struct Toast: Sendable, Hashable {
             if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
             yield &storage.fields
         }
+    }
+
+    /// Changes the fields in place, unshared once for all of them (a
+    /// packed record's unpacking sets every one).
+    package mutating func withFields<Result>(_ body: (inout Fields) throws -> Result) rethrows -> Result {
+        try body(&unique)
     }
 
     public static func == (lhs: Toast, rhs: Toast) -> Bool {
