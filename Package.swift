@@ -184,7 +184,11 @@ let package = Package(
             name: "ToastProtocolTests",
             dependencies: ["ToastProtocol", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
-        .testTarget(name: "ToastKitTests", dependencies: ["ToastKit"]),
+        // ToastKit alone, and its session against an in-process toastd (ToastDaemon, test-only).
+        .testTarget(
+            name: "ToastKitTests",
+            dependencies: ["ToastKit", "ToastDaemon", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "ToastSystemTests", dependencies: ["ToastSystem"]),
         .testTarget(name: "ToastRegexTests", dependencies: ["ToastRegex"]),
         .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport", "ToastCore"]),
@@ -202,6 +206,7 @@ let package = Package(
         .testTarget(name: "ToastBenchTests", dependencies: ["ToastBench", "ToastCore"]),
         .testTarget(name: "ToastFreedesktopTests", dependencies: ["ToastFreedesktop", "ToastCore", "SDBus"]),
         .testTarget(name: "SDBusTests", dependencies: ["SDBus"]),
+        .testTarget(name: "ToastNotifyTests", dependencies: ["ToastNotify", "ToastFreedesktop", "ToastProtocol"]),
         .testTarget(name: "ToastStoreTests", dependencies: ["ToastStore", "ToastCore"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "ToastDaemonTests",
