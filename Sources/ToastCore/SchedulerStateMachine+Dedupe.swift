@@ -7,48 +7,76 @@ import ToastProtocol
 /// new toast, a dedupe and a replacement.
 extension SchedulerStateMachine {
     /// Two toasts are the same toast when their reuse ids match, or, where
-    /// neither has one, when their titles and messages match (YSnackbar's
-    /// rule). Identity is scoped to a scene.
+    /// neither has one, when their titles and messages match and they come
+    /// from the same sender (YSnackbar's rule, within one sender). Identity
+    /// is scoped to a scene. A toast with `dedupe` off and no reuse id has
+    /// none: it is never the same as another (each freedesktop Notify is
+    /// a notification of its own).
+    ///
+    /// The sender is the toast's source without the `[pid]` toastd gives a
+    /// default source: two runs of `toastctl add` are one sender, two
+    /// programs are two. A reuse id is a name the senders of a scene share.
     enum Identity: Hashable, Sendable {
         case reuse(scene: String, id: String)
-        case content(scene: String, title: String?, message: String)
+        case content(scene: String, sender: String, title: String?, message: String)
 
-        /// Whether two toasts have the same identity, without hashing.
+        /// Whether two toasts have the same identity (or both none), without hashing.
         static func same(_ a: Toast, _ b: Toast) -> Bool {
             guard a.scene == b.scene, a.reuseID == b.reuseID else { return false }
-            return a.reuseID != nil || (a.title == b.title && a.message == b.message)
+            if a.reuseID != nil { return true }
+            guard a.dedupe == b.dedupe else { return false }
+            guard a.dedupe else { return true }
+            return a.title == b.title && a.message == b.message
+                && (a.source == b.source || sender(of: a.source) == sender(of: b.source))
         }
 
-        init(_ toast: Toast) {
+        init?(_ toast: Toast) {
             if let reuseID = toast.reuseID {
                 self = .reuse(scene: toast.scene, id: reuseID)
+            } else if toast.dedupe {
+                self = .content(scene: toast.scene, sender: Self.sender(of: toast.source), title: toast.title, message: toast.message)
             } else {
-                self = .content(scene: toast.scene, title: toast.title, message: toast.message)
+                return nil
             }
+        }
+
+        /// A source without a trailing `[digits]` (the peer's pid).
+        static func sender(of source: String?) -> String {
+            guard let source else { return "" }
+            let bytes = source.utf8
+            guard bytes.last == UInt8(ascii: "]"), let open = bytes.lastIndex(of: UInt8(ascii: "[")) else { return source }
+            let digits = bytes[bytes.index(after: open)..<bytes.index(before: bytes.endIndex)]
+            guard !digits.isEmpty, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return source }
+            return String(Substring(source.utf8[..<open]))
         }
     }
 
     /// The live toast with this identity.
-    func holder(of identity: Identity) -> ToastID? {
-        identities.find(identity, identity: records.identity(of:))
+    func holder(of identity: Identity?) -> ToastID? {
+        guard let identity else { return nil }
+        return identities.find(identity, identity: records.identity(of:))
     }
 
     /// The live toast with this identity, its record unpacked once: the
     /// index's check that the toast holds the identity reads the record,
     /// and reading it again for the caller was a second unpacking of a
     /// waiting toast on every re-add (a third of the ingest's adds).
-    func holderRecord(of identity: Identity) -> ToastRecord? {
+    func holderRecord(of identity: Identity?) -> ToastRecord? {
+        guard let identity else { return nil }
         var checked: ToastRecord?
         let id = identities.find(identity) { id in
             checked = records[id]
-            return checked.map { Identity($0.toast) }
+            return checked.flatMap { Identity($0.toast) }
         }
         guard let id else { return nil }
         return checked?.id == id ? checked : records[id]
     }
 
-    /// The same toast again: update it where it is, count the repeat, and if
-    /// it is shown move it to the newest place and restart its timer.
+    /// The same toast again: update it where it is, and if it is shown move
+    /// it to the newest place and restart its timer. The repeat counts
+    /// identical toasts (same title and message) from one source: a
+    /// reuse id's new text starts the count again at 1, so a volume OSD
+    /// updated in place never reads ×6.
     /// It keeps what `update` may not change either: the source and the
     /// policies that tie the toast to it belong to whoever added it first.
     mutating func dedupe(_ existing: ToastRecord, with toast: Toast) -> ToastRecord {
@@ -57,7 +85,8 @@ extension SchedulerStateMachine {
         record.toast.source = existing.toast.source
         record.toast.cancellation = existing.toast.cancellation
         record.toast.invalidation = existing.toast.invalidation
-        record.repeatCount += 1
+        let identical = existing.toast.title == toast.title && existing.toast.message == toast.message
+        record.repeatCount = identical ? existing.repeatCount + 1 : 1
         if record.state == .shown {
             let key = record.stack
             stacks[key]!.shown.removeAll { $0 == record.id }

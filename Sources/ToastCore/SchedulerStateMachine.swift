@@ -430,7 +430,7 @@ public struct SchedulerStateMachine: Sendable {
             } else if let index = sources.index(forKey: old.sourceKey), sources.values[index].remove(old) {
                 sources.remove(at: index)
             }
-            if !keepsIdentity { identities.remove(Identity(old.toast), old.id) }
+            if !keepsIdentity, let identity = Identity(old.toast) { identities.remove(identity, old.id) }
             if old.expiresAt != nil { timedCount -= 1 }
             if old.state == .shown { shownCount -= 1 } else { queuedCount -= 1 }
         }
@@ -440,9 +440,9 @@ public struct SchedulerStateMachine: Sendable {
         }
         records[new.id] = new
         if !sameSource { sources[new.sourceKey, default: SourceEntry()].insert(new) }
-        if !keepsIdentity {
+        if !keepsIdentity, let identity = Identity(new.toast) {
             let records = self.records
-            identities.insert(Identity(new.toast), new.id, identity: records.identity(of:))
+            identities.insert(identity, new.id, identity: records.identity(of:))
         }
         if new.state == .shown { shownCount += 1 } else { queuedCount += 1 }
         if let deadline = new.expiresAt {
@@ -518,6 +518,6 @@ extension ToastRecord {
 extension RecordTable {
     /// The identity of a live toast, for `IdentityIndex` to check what it finds.
     func identity(of id: ToastID) -> SchedulerStateMachine.Identity? {
-        self[id].map { SchedulerStateMachine.Identity($0.toast) }
+        self[id].flatMap { SchedulerStateMachine.Identity($0.toast) }
     }
 }

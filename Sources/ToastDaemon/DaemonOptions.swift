@@ -29,6 +29,11 @@ public struct DaemonOptions: Sendable {
     /// the `InProcessClient` and reports its state in `status` through the
     /// `StatusBoard`.
     public var companions: [@Sendable (StatusBoard, InProcessClient) -> any DaemonService] = []
+    /// SIGTERM and SIGINT stop toastd and SIGHUP reloads it. Off for a
+    /// toastd inside another program (the tests' in-process daemon): the
+    /// handlers ignore the signals' default action process-wide, which
+    /// every child that program starts afterwards would inherit.
+    public var handlesSignals = true
     /// Accept connections from root as well as from our own uid.
     public var allowRoot = true
     /// A listening socket inherited from the service manager (socket

@@ -52,7 +52,7 @@ public final class ToastServer: @unchecked Sendable {
         services += options.companions.map { $0(board, client) }
         services.append(ServiceManagerDuties(hub: hub, hooks: options.serviceManager, logger: logger))
         let lifecycle = self.lifecycle
-        installSignalHandlers()
+        if options.handlesSignals { installSignalHandlers() }
         try hub.loop.flatSubmit { [services] in lifecycle.start(services) }.wait()
         try lifecycle.finished.wait()
     }

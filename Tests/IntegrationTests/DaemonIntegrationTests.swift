@@ -132,8 +132,13 @@ struct DaemonIntegrationTests {
         let list = try JSONValue.parse(try daemon.toastctl("list", "--json").stdout)
         #expect(list["toasts"]?.arrayCount == 1)
         guard case .array(let toasts)? = list["toasts"] else { return }
-        #expect(toasts[0]["repeat"] == 2)
+        // A reuse id's new text is an update in place, not a repeat (×N
+        // counts identical toasts); the same text again counts.
+        #expect(toasts[0]["repeat"] == 1)
         #expect(toasts[0]["message"] == "Disk full")
+        #expect(try daemon.toastctl("add", "Disk full", "--reuse-id", "disk").stdout == "1")
+        guard case .array(let after)? = try JSONValue.parse(try daemon.toastctl("list", "--json").stdout)["toasts"] else { return }
+        #expect(after.first?["repeat"] == 2)
     }
 
     @Test func fiftyConcurrentClientsEachToastAppearsExactlyOnce() throws {

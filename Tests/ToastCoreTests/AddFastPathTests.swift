@@ -89,7 +89,8 @@ struct AddFastPathTests {
             "alignment": #""bottom""#, "scene": #""s""#, "reuseId": #""r""#, "progress": "0.5", "dismissible": "false",
             "closeButton": "true", "actions": #"[{"id":"a","label":"A"}]"#, "source": #""src""#,
             "cancellation": #""always""#, "invalidation": #"["contextChanged"]"#, "resident": "true", "transient": "true",
-            "level": "10",
+            "level": "10", "markup": #""<b>m</b>""#, "image": #"{"path":"/usr/share/icons/x.png"}"#, "category": #""email""#,
+            "desktopEntry": #""org.example.App""#, "urgency": #""critical""#, "soundName": #""bell""#, "dedupe": "false",
         ]
         for field in ToastMember.keys.sorted() {
             guard let sample = samples[field] else {

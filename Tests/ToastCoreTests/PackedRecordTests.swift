@@ -24,6 +24,18 @@ struct PackedRecordTests {
         toast.resident = true
         toast.transient = true
         toast.level = -7
+        toast.markup = "<b>build</b> &amp; <i>ship</i>"
+        toast.category = "transfer.complete"
+        toast.desktopEntry = "org.example.Builder"
+        toast.soundName = "complete"
+        toast.dedupe = false
+        for urgency in [ToastUrgency.low, .normal, .critical] {
+            toast.urgency = urgency
+            for image in [ToastImage.path("/usr/share/icons/x.png"), .pixels(width: 2, height: 1, rgba: [1, 2, 3, 4, 250, 251, 252, 253])] {
+                toast.image = image
+                Self.roundTrips(ToastRecord(id: 9, toast: toast, state: .queued, repeatCount: 3, createdAt: 1))
+            }
+        }
         for (created, expires, presented) in [(Int64.min, Int64.max, Int64(0)), (Int64.max, Int64.min, Int64(-1)), (1_763_900_000_123, 1_763_900_004_123, 1_763_900_000_500)] {
             for state in [ToastRecord.State.queued, .shown] {
                 Self.roundTrips(ToastRecord(

@@ -106,7 +106,7 @@ struct IdentityIndexTests {
             let identity: Identity =
                 Bool.random(using: &generator)
                 ? .reuse(scene: "s\(Int.random(in: 0..<3, using: &generator))", id: "r\(Int.random(in: 0..<40, using: &generator))")
-                : .content(scene: "s", title: nil, message: "m\(Int.random(in: 0..<40, using: &generator))")
+                : .content(scene: "s", sender: "p\(Int.random(in: 0..<2, using: &generator))", title: nil, message: "m\(Int.random(in: 0..<40, using: &generator))")
             if let id = model[identity] {
                 index.remove(identity, id)
                 model[identity] = nil
@@ -126,7 +126,7 @@ struct IdentityIndexTests {
 
     /// The index's own hash tells apart identities that differ only in
     /// where one text ends and the next begins, in a title that is absent
-    /// or empty, in the kind, or in one byte of a long text; and it
+    /// or empty, in the kind, in the sender, or in one byte of a long text; and it
     /// depends on the seed.
     @Test func theHashSeparatesNearIdentities() {
         let long = String(repeating: "build 123 finished; ", count: 8)
@@ -134,9 +134,10 @@ struct IdentityIndexTests {
         for scene in ["", "a", "ab", "abcdefgh", "abcdefghi"] {
             for text in ["", "c", "bc", "abcdefgh", "abcdefghij", long, long + "!", "!" + long] {
                 identities.append(.reuse(scene: scene, id: text))
-                identities.append(.content(scene: scene, title: nil, message: text))
-                identities.append(.content(scene: scene, title: "", message: text))
-                identities.append(.content(scene: scene, title: text, message: ""))
+                identities.append(.content(scene: scene, sender: "", title: nil, message: text))
+                identities.append(.content(scene: scene, sender: "", title: "", message: text))
+                identities.append(.content(scene: scene, sender: "", title: text, message: ""))
+                identities.append(.content(scene: scene, sender: text, title: nil, message: ""))
             }
         }
         for seed: UInt64 in [0, 1, 0xDEAD_BEEF] {

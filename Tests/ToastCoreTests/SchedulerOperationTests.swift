@@ -18,7 +18,7 @@ struct SchedulerOperationTests {
             return
         }
         #expect(record.id == first)
-        #expect(record.repeatCount == 2)
+        #expect(record.repeatCount == 1, "new text under a reuse id is an update, not a repeat")
         #expect(record.toast.message == "a, again")
         #expect(record.toast.role == .success)
         #expect(record.expiresAt == 3_500)
@@ -93,8 +93,10 @@ struct SchedulerOperationTests {
         h.add(toast("later"))
         h.send(.add(toast("wait (2)", reuseID: "w")))
         #expect(h.queued == [waiting, 3])
-        #expect(h.machine.record(waiting)?.repeatCount == 2)
+        #expect(h.machine.record(waiting)?.repeatCount == 1)
         #expect(h.machine.record(waiting)?.toast.message == "wait (2)")
+        h.send(.add(toast("wait (2)", reuseID: "w")))
+        #expect(h.machine.record(waiting)?.repeatCount == 2, "the same text again is a repeat")
         h.advance(by: 2_000)
         #expect(h.shown == [waiting])
     }
@@ -311,4 +313,57 @@ extension Result where Failure == ToastError {
     }
 
     var isSuccess: Bool { error == nil }
+}
+
+/// Which toasts are the same toast (PROTOCOL.md 5.2): same text dedupes
+/// within one sender only; a toast may opt out; a reuse id is shared.
+@Suite("Dedupe identity: senders, opting out, and the repeat count")
+struct DedupeIdentityTests {
+    @Test("the same text from two programs is two toasts; from two runs of one program, one")
+    func sendersOwnTheirText() {
+        var h = SchedulerHarness()
+        let first = h.add(toast("Upload failed", source: "app-one[100]"))
+        let other = h.add(toast("Upload failed", source: "app-two[200]"))
+        #expect(first != other, "two programs never merge")
+        let again = h.add(toast("Upload failed", source: "app-one[101]"))
+        #expect(again == first, "a second run of app-one is the same sender")
+        #expect(h.machine.record(first)?.repeatCount == 2)
+        #expect(h.machine.record(other)?.repeatCount == 1)
+    }
+
+    @Test("a source that only looks like a pid suffix is kept whole")
+    func senderOfSource() {
+        typealias Identity = SchedulerStateMachine.Identity
+        #expect(Identity.sender(of: "toastctl[4242]") == "toastctl")
+        #expect(Identity.sender(of: "make") == "make")
+        #expect(Identity.sender(of: "odd[]") == "odd[]")
+        #expect(Identity.sender(of: "tag[x1]") == "tag[x1]")
+        #expect(Identity.sender(of: "[7]") == "")
+        #expect(Identity.sender(of: nil) == "")
+    }
+
+    @Test("dedupe off: the same text again is a toast of its own, with an id of its own")
+    func optedOut() {
+        var h = SchedulerHarness()
+        var notification = toast("Reminder", source: "dbus")
+        notification.dedupe = false
+        let first = h.add(notification)
+        let second = h.add(notification)
+        #expect(first != second)
+        // A toast that dedupes is still never merged into one that does not.
+        let third = h.add(toast("Reminder", source: "dbus"))
+        #expect(third != first && third != second)
+        #expect(h.add(toast("Reminder", source: "dbus")) == third)
+    }
+
+    @Test("a reuse id merges across senders; new text starts the count again, the same text adds to it")
+    func reuseCounts() {
+        var h = SchedulerHarness()
+        let id = h.add(toast("Volume 40%", reuseID: "volume", source: "a"))
+        h.add(toast("Volume 45%", reuseID: "volume", source: "b"))
+        h.add(toast("Volume 50%", reuseID: "volume", source: "a"))
+        #expect(h.machine.record(id)?.repeatCount == 1, "an OSD updated in place never reads ×3")
+        h.add(toast("Volume 50%", reuseID: "volume", source: "a"))
+        #expect(h.machine.record(id)?.repeatCount == 2)
+    }
 }

@@ -133,7 +133,7 @@ struct SchedulerStalenessTests {
         #expect(record.toast.source == "first")
         #expect(record.toast.cancellation == .always)
         #expect(record.toast.invalidation == .presentationDismissed)
-        #expect(record.repeatCount == 2)
+        #expect(record.repeatCount == 1)
         // It still belongs to its first source: ending that source ends it.
         _ = h.takeEvents()
         h.send(.endSource("first"))

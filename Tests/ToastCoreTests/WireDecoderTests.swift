@@ -78,7 +78,7 @@ struct WireDecoderTests {
         (#"{"op":"add","toast":{"message":"x","invalidation":["never"]}}"#, .invalidField, "toast.invalidation[0]"),
         (#"{"op":"add","toast":{"message":"x","invalidation":"contextChanged"}}"#, .invalidField, "toast.invalidation"),
         (#"{"op":"add","toast":{"message":"x","colour":"red"}}"#, .unknownField, "toast.colour"),
-        (#"{"op":"add","toast":{"message":"x","actions":[{"id":"a","label":"A"},{"id":"b","label":"B"},{"id":"c","label":"C"},{"id":"d","label":"D"}]}}"#, .invalidField, "toast.actions"),
+        (#"{"op":"add","toast":{"message":"x","actions":[{"id":"a0","label":"A"},{"id":"a1","label":"A"},{"id":"a2","label":"A"},{"id":"a3","label":"A"},{"id":"a4","label":"A"},{"id":"a5","label":"A"},{"id":"a6","label":"A"},{"id":"a7","label":"A"},{"id":"a8","label":"A"},{"id":"a9","label":"A"},{"id":"a10","label":"A"},{"id":"a11","label":"A"},{"id":"a12","label":"A"},{"id":"a13","label":"A"},{"id":"a14","label":"A"},{"id":"a15","label":"A"},{"id":"a16","label":"A"}]}}"#, .invalidField, "toast.actions"),
         (#"{"op":"add","toast":{"message":"x","actions":[{"id":"a","label":"A"},{"id":"a","label":"B"}]}}"#, .invalidField, "toast.actions[1].id"),
         (#"{"op":"add","toast":{"message":"x","actions":[{"id":"a","label":"A"},{"id":"b","label":"B"},{"id":"a","label":"C"}]}}"#, .invalidField, "toast.actions[2].id"),
         (#"{"op":"add","toast":{"message":"x","actions":[{"id":"a","label":" "}]}}"#, .invalidField, "toast.actions[0].label"),

@@ -21,7 +21,11 @@ struct ToastSessionInProcessTests {
             socket = directory.appending(path: "toastd.sock").path
             var logger = Logger(label: "toastd")
             logger.logLevel = .critical
-            server = ToastServer(options: DaemonOptions(socketPath: socket), logger: logger)
+            var options = DaemonOptions(socketPath: socket)
+            // Signal handlers would leave SIGTERM ignored in this test
+            // process, and in every child the other tests start.
+            options.handlesSignals = false
+            server = ToastServer(options: options, logger: logger)
             let server = self.server
             let finished = self.finished
             Thread.detachNewThread {

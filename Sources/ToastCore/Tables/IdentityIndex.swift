@@ -33,9 +33,10 @@ struct IdentityIndex: Sendable {
         case .reuse(let scene, let id):
             mix(scene, into: &state)
             mix(id, into: &state)
-        case .content(let scene, let title, let message):
+        case .content(let scene, let sender, let title, let message):
             state ^= 0xA076_1D64_78BD_642F
             mix(scene, into: &state)
+            mix(sender, into: &state)
             if let title {
                 mix(title, into: &state)
             } else {

@@ -67,6 +67,17 @@ struct PackedRecord: Sendable {
         case .duration, .progress: return 9
         case .level: return 11
         case .actions: return toast.actions.reduce(10) { $0 + 20 + $1.id.utf8.count + $1.label.utf8.count }
+        case .markup: return text(toast.markup)
+        case .category: return text(toast.category)
+        case .desktopEntry: return text(toast.desktopEntry)
+        case .soundName: return text(toast.soundName)
+        case .urgency, .dedupe: return 1
+        case .image:
+            switch toast.image {
+            case nil: return 1
+            case .path(let path)?: return 12 + path.utf8.count
+            case .pixels(_, _, let rgba)?: return 1 + 2 * 10 + 10 + rgba.count
+            }
         }
     }
 
@@ -112,6 +123,24 @@ struct PackedRecord: Sendable {
         case .resident: writer.byte(toast.resident ? 1 : 0)
         case .transient: writer.byte(toast.transient ? 1 : 0)
         case .level: writer.optional(toast.level.map(Int64.init))
+        case .markup: writer.optional(toast.markup)
+        case .category: writer.optional(toast.category)
+        case .desktopEntry: writer.optional(toast.desktopEntry)
+        case .soundName: writer.optional(toast.soundName)
+        case .urgency: writer.byte(toast.urgency.map { $0.level + 1 } ?? 0)
+        case .dedupe: writer.byte(toast.dedupe ? 1 : 0)
+        case .image:
+            switch toast.image {
+            case nil: writer.byte(0)
+            case .path(let path)?:
+                writer.byte(1)
+                writer.string(path)
+            case .pixels(let width, let height, let rgba)?:
+                writer.byte(2)
+                writer.unsigned(UInt64(width))
+                writer.unsigned(UInt64(height))
+                writer.bytes(rgba)
+            }
         }
     }
 
@@ -159,6 +188,23 @@ struct PackedRecord: Sendable {
         case .resident: toast.resident = reader.byte() != 0
         case .transient: toast.transient = reader.byte() != 0
         case .level: toast.level = reader.optional().map { Int($0) }
+        case .markup: toast.markup = reader.optionalString()
+        case .category: toast.category = reader.optionalString()
+        case .desktopEntry: toast.desktopEntry = reader.optionalString()
+        case .soundName: toast.soundName = reader.optionalString()
+        case .urgency:
+            let level = reader.byte()
+            toast.urgency = level == 0 ? nil : ToastUrgency(level: level - 1)
+        case .dedupe: toast.dedupe = reader.byte() != 0
+        case .image:
+            switch reader.byte() {
+            case 0: toast.image = nil
+            case 1: toast.image = .path(reader.string())
+            default:
+                let width = Int(reader.unsigned())
+                let height = Int(reader.unsigned())
+                toast.image = .pixels(width: width, height: height, rgba: reader.byteArray())
+            }
         }
     }
 
@@ -252,6 +298,17 @@ struct PackedRecord: Sendable {
             for shift in stride(from: 0, to: 64, by: 8) { byte(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
         }
 
+        /// A length and the bytes.
+        mutating func bytes(_ value: [UInt8]) {
+            unsigned(UInt64(value.count))
+            value.withUnsafeBufferPointer { buffer in
+                guard let source = buffer.baseAddress else { return }
+                precondition(buffer.count <= scratch.count - count, "a packed record outgrew its bound")
+                (scratch.baseAddress! + count).initialize(from: source, count: buffer.count)
+                count += buffer.count
+            }
+        }
+
         mutating func string(_ value: String) {
             var value = value
             value.withUTF8 { utf8 in
@@ -307,6 +364,13 @@ struct PackedRecord: Sendable {
             var bits: UInt64 = 0
             for shift in stride(from: 0, to: 64, by: 8) { bits |= UInt64(byte()) << UInt64(shift) }
             return Double(bitPattern: bits)
+        }
+
+        mutating func byteArray() -> [UInt8] {
+            let count = Int(unsigned())
+            precondition(count <= bytes.count - offset, "a packed record ended early")
+            defer { offset += count }
+            return Array(UnsafeBufferPointer(rebasing: bytes[offset..<offset + count]))
         }
 
         mutating func string() -> String {

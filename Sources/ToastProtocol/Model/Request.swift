@@ -100,7 +100,7 @@ public enum ProtocolInfo {
     /// only add (members, ops, values), so a 1.0 client works with 1.1.
     public static let version = 1
     /// The full version, reported by `hello` as `version`.
-    public static let revision = "1.3"
+    public static let revision = "1.4"
     /// The version of toastd and its tools (`--version`).
     public static let toolVersion = "0.1.0"
     public static let server = "toastd/\(toolVersion)"

@@ -42,6 +42,13 @@ public struct ToastPatch: Sendable, Hashable {
     public var dismissible: Bool?
     public var closeButton: Bool?
     public var actions: [ToastAction]?
+    /// `.some(nil)` removes it; so for the members below.
+    public var markup: String??
+    public var image: ToastImage??
+    public var category: String??
+    public var desktopEntry: String??
+    public var urgency: ToastUrgency??
+    public var soundName: String??
 
     public init(
         message: String? = nil,
@@ -79,6 +86,12 @@ public struct ToastPatch: Sendable, Hashable {
         if let dismissible { toast.dismissible = dismissible }
         if let closeButton { toast.closeButton = closeButton }
         if let actions { toast.actions = actions }
+        if let markup { toast.markup = markup }
+        if let image { toast.image = image }
+        if let category { toast.category = category }
+        if let desktopEntry { toast.desktopEntry = desktopEntry }
+        if let urgency { toast.urgency = urgency }
+        if let soundName { toast.soundName = soundName }
         return toast
     }
 }

@@ -8,7 +8,16 @@ public enum ToastLimits {
     public static let sceneBytes = 64
     public static let reuseIDBytes = 256
     public static let sourceBytes = 128
-    public static let maxActions = 3
+    /// Freedesktop senders may give any number; dunst and mako offer every
+    /// one. Sixteen is more than any sender we met (the spec sets no bound).
+    public static let maxActions = 16
+    public static let markupBytes = 8_192
+    public static let imagePathBytes = 4_096
+    /// The longer side of an image's pixels, after scaling (16 KiB of RGBA).
+    public static let imagePixels = 64
+    public static let categoryBytes = 64
+    public static let desktopEntryBytes = 128
+    public static let soundNameBytes = 128
     public static let actionIDBytes = 64
     public static let actionLabelBytes = 64
     public static let minSeconds = 0.1
@@ -25,6 +34,12 @@ public enum ToastLimits {
             "maxActions": .int(Int64(maxActions)),
             "actionIdBytes": .int(Int64(actionIDBytes)),
             "actionLabelBytes": .int(Int64(actionLabelBytes)),
+            "markupBytes": .int(Int64(markupBytes)),
+            "imagePathBytes": .int(Int64(imagePathBytes)),
+            "imagePixels": .int(Int64(imagePixels)),
+            "categoryBytes": .int(Int64(categoryBytes)),
+            "desktopEntryBytes": .int(Int64(desktopEntryBytes)),
+            "soundNameBytes": .int(Int64(soundNameBytes)),
             "minSeconds": .double(minSeconds),
             "maxSeconds": .double(maxSeconds),
         ])
@@ -45,6 +60,11 @@ extension Toast {
         if let duration { try duration.validate(field: prefix + "duration") }
         try progress.validate(field: prefix + "progress")
         if !actions.isEmpty { try Self.checkActions(actions, field: prefix + "actions") }
+        if let markup { try Self.checkText(markup, field: prefix + "markup", max: ToastLimits.markupBytes) }
+        if let problem = image?.problem { throw .invalid(prefix + "image", "must be \(problem)") }
+        if let category { try Self.checkText(category, field: prefix + "category", max: ToastLimits.categoryBytes) }
+        if let desktopEntry { try Self.checkText(desktopEntry, field: prefix + "desktopEntry", max: ToastLimits.desktopEntryBytes) }
+        if let soundName { try Self.checkText(soundName, field: prefix + "soundName", max: ToastLimits.soundNameBytes) }
     }
 
     /// Why `scene` cannot be a toast's scene, or nil if it can: the check an
@@ -113,7 +133,7 @@ extension Toast {
         for (index, action) in actions.enumerated() {
             try checkName(action.id, field: "\(field)[\(index)].id", max: ToastLimits.actionIDBytes)
             try checkText(action.label, field: "\(field)[\(index)].label", max: ToastLimits.actionLabelBytes)
-            // At most three: comparing with the ones before beats a set.
+            // At most sixteen: comparing with the ones before beats a set.
             if actions[..<index].contains(where: { $0.id == action.id }) {
                 throw .invalid("\(field)[\(index)].id", "duplicate action id '\(action.id)'")
             }

@@ -29,6 +29,13 @@ public struct Toast: Sendable, Hashable {
         package var resident = false
         package var transient = false
         package var level: Int?
+        package var markup: String?
+        package var image: ToastImage?
+        package var category: String?
+        package var desktopEntry: String?
+        package var urgency: ToastUrgency?
+        package var soundName: String?
+        package var dedupe = true
     }
 
     /// Shared by copies; changed only through a unique reference.
@@ -144,6 +151,47 @@ public struct Toast: Sendable, Hashable {
     public var level: Int? {
         get { storage.fields.level }
         set { unique.level = newValue }
+    }
+
+    /// The message as its sender wrote it in markup (freedesktop's body:
+    /// `b`, `i`, `u`, `a href` and `img alt` kept, everything else as text),
+    /// for viewers that draw markup; `message` is its plain text.
+    public var markup: String? {
+        get { storage.fields.markup }
+        set { unique.markup = newValue }
+    }
+    /// A picture beside the icon: an image file, or pixels the sender gave.
+    public var image: ToastImage? {
+        get { storage.fields.image }
+        set { unique.image = newValue }
+    }
+    /// Freedesktop's `category` ("email.arrived", "device.added").
+    public var category: String? {
+        get { storage.fields.category }
+        set { unique.category = newValue }
+    }
+    /// The sender's desktop file name, without `.desktop` (freedesktop's `desktop-entry`).
+    public var desktopEntry: String? {
+        get { storage.fields.desktopEntry }
+        set { unique.desktopEntry = newValue }
+    }
+    /// Freedesktop's urgency, kept beside the role it gave.
+    public var urgency: ToastUrgency? {
+        get { storage.fields.urgency }
+        set { unique.urgency = newValue }
+    }
+    /// A themed sound's name (freedesktop's `sound-name`), for a rule's command to play.
+    public var soundName: String? {
+        get { storage.fields.soundName }
+        set { unique.soundName = newValue }
+    }
+    /// Whether an add with the same title and message from the same sender
+    /// updates this toast (true, the default) or is a toast of its own. A
+    /// reuse id dedupes either way. The freedesktop bridge sends `false`:
+    /// every Notify without `replaces_id` is a notification of its own.
+    public var dedupe: Bool {
+        get { storage.fields.dedupe }
+        set { unique.dedupe = newValue }
     }
 
     public static let defaultScene = "default"

@@ -13,6 +13,7 @@
 public enum ToastMember: UInt8, CaseIterable, Sendable, Hashable {
     case message, title, icon, role, duration, alignment, scene, reuseID, progress, dismissible, closeButton
     case actions, source, cancellation, invalidation, resident, transient, level
+    case markup, image, category, desktopEntry, urgency, soundName, dedupe
 
     /// The member's key on the wire.
     public var key: StaticString {
@@ -35,6 +36,13 @@ public enum ToastMember: UInt8, CaseIterable, Sendable, Hashable {
         case .resident: "resident"
         case .transient: "transient"
         case .level: "level"
+        case .markup: "markup"
+        case .image: "image"
+        case .category: "category"
+        case .desktopEntry: "desktopEntry"
+        case .urgency: "urgency"
+        case .soundName: "soundName"
+        case .dedupe: "dedupe"
         }
     }
 
@@ -45,14 +53,15 @@ public enum ToastMember: UInt8, CaseIterable, Sendable, Hashable {
     public var isPatchable: Bool {
         switch self {
         case .message, .title, .icon, .role, .duration, .progress, .dismissible, .closeButton, .actions: true
-        case .alignment, .scene, .reuseID, .source, .cancellation, .invalidation, .resident, .transient, .level: false
+        case .markup, .image, .category, .desktopEntry, .urgency, .soundName: true
+        case .alignment, .scene, .reuseID, .source, .cancellation, .invalidation, .resident, .transient, .level, .dedupe: false
         }
     }
 
     /// Whether `update` may give it `null`, back to "none" or the default.
     public var isResettable: Bool {
         switch self {
-        case .title, .icon, .duration: true
+        case .title, .icon, .duration, .markup, .image, .category, .desktopEntry, .urgency, .soundName: true
         default: false
         }
     }

@@ -25,6 +25,13 @@ extension Toast {
         case .resident: !resident
         case .transient: !transient
         case .level: level == nil
+        case .markup: markup == nil
+        case .image: image == nil
+        case .category: category == nil
+        case .desktopEntry: desktopEntry == nil
+        case .urgency: urgency == nil
+        case .soundName: soundName == nil
+        case .dedupe: dedupe
         }
     }
 
@@ -58,6 +65,13 @@ extension Toast {
         case .resident: resident = try Self.bool(value, field)
         case .transient: transient = try Self.bool(value, field)
         case .level: level = try Self.level(value, field)
+        case .markup: markup = try Self.string(value, field)
+        case .image: image = try Self.image(value, field)
+        case .category: category = try Self.string(value, field)
+        case .desktopEntry: desktopEntry = try Self.string(value, field)
+        case .urgency: urgency = try FieldReader.enumeration(try Self.string(value, field), ToastUrgency.self, field: field)
+        case .soundName: soundName = try Self.string(value, field)
+        case .dedupe: dedupe = try Self.bool(value, field)
         }
     }
 
@@ -83,7 +97,47 @@ extension Toast {
         case .resident: return .bool(resident)
         case .transient: return .bool(transient)
         case .level: return level.map { .int(Int64($0)) } ?? .null
+        case .markup: return optional(markup)
+        case .image: return image.map(Self.jsonValue(of:)) ?? .null
+        case .category: return optional(category)
+        case .desktopEntry: return optional(desktopEntry)
+        case .urgency: return urgency.map { .string($0.rawValue) } ?? .null
+        case .soundName: return optional(soundName)
+        case .dedupe: return .bool(dedupe)
         }
+    }
+
+    /// `{"path": …}`, or `{"height": h, "rgba": base64, "width": w}`.
+    static func jsonValue(of image: ToastImage) -> JSONValue {
+        switch image {
+        case .path(let path): ["path": .string(path)]
+        case .pixels(let width, let height, let rgba):
+            ["width": .int(Int64(width)), "height": .int(Int64(height)), "rgba": .string(Base64.encode(rgba))]
+        }
+    }
+
+    static func image(_ value: JSONValue, _ field: String) throws(ToastError) -> ToastImage {
+        let fields = try FieldReader(value, path: field + ".")
+        try fields.rejectUnknown(allowed: ["path", "width", "height", "rgba"])
+        let image: ToastImage
+        if let path = try fields.string("path") {
+            guard fields.members.count == 1 else { throw ToastError.invalid(field, "is a path or pixels, not both") }
+            image = .path(path)
+        } else {
+            guard let width = try fields.integer("width"), let height = try fields.integer("height"),
+                let encoded = try fields.string("rgba")
+            else {
+                throw ToastError.invalid(field, "must be {\"path\": …} or {\"width\": …, \"height\": …, \"rgba\": base64}")
+            }
+            guard encoded.utf8.count <= (ToastLimits.imagePixels * ToastLimits.imagePixels * 4 + 2) / 3 * 4,
+                let rgba = Base64.decode(encoded)
+            else {
+                throw ToastError.invalid(field + ".rgba", "must be base64 of at most \(ToastLimits.imagePixels)×\(ToastLimits.imagePixels) RGBA pixels")
+            }
+            image = .pixels(width: Int(clamping: width), height: Int(clamping: height), rgba: rgba)
+        }
+        if let problem = image.problem { throw ToastError.invalid(field, "must be \(problem)") }
+        return image
     }
 
     /// Writes the member's value (its key is the caller's), as
@@ -148,6 +202,34 @@ extension Toast {
         case .transient: out.bytes(transient ? "true" : "false")
         case .level:
             if let level { out.integer(Int64(level)) } else { out.bytes("null") }
+        case .markup: optional(markup)
+        case .image:
+            switch image {
+            case nil: out.bytes("null")
+            case .path(let path)?:
+                out.bytes(#"{"path":"#)
+                out.string(path)
+                out.byte(UInt8(ascii: "}"))
+            case .pixels(let width, let height, let rgba)?:
+                out.bytes(#"{"height":"#)
+                out.integer(Int64(height))
+                out.bytes(#","rgba":"#)
+                out.string(Base64.encode(rgba))
+                out.bytes(#","width":"#)
+                out.integer(Int64(width))
+                out.byte(UInt8(ascii: "}"))
+            }
+        case .category: optional(category)
+        case .desktopEntry: optional(desktopEntry)
+        case .urgency:
+            switch urgency {
+            case nil: out.bytes("null")
+            case .low?: quoted("low")
+            case .normal?: quoted("normal")
+            case .critical?: quoted("critical")
+            }
+        case .soundName: optional(soundName)
+        case .dedupe: out.bytes(dedupe ? "true" : "false")
         }
     }
 
@@ -184,6 +266,12 @@ extension ToastPatch {
             switch member {
             case .title: title = .some(nil)
             case .icon: icon = .some(nil)
+            case .markup: markup = .some(nil)
+            case .image: image = .some(nil)
+            case .category: category = .some(nil)
+            case .desktopEntry: desktopEntry = .some(nil)
+            case .urgency: urgency = .some(nil)
+            case .soundName: soundName = .some(nil)
             default: duration = .some(nil)
             }
             return
@@ -200,7 +288,13 @@ extension ToastPatch {
         case .dismissible: dismissible = toast.dismissible
         case .closeButton: closeButton = toast.closeButton
         case .actions: actions = toast.actions
-        case .alignment, .scene, .reuseID, .source, .cancellation, .invalidation, .resident, .transient, .level:
+        case .markup: markup = .some(toast.markup)
+        case .image: image = .some(toast.image)
+        case .category: category = .some(toast.category)
+        case .desktopEntry: desktopEntry = .some(toast.desktopEntry)
+        case .urgency: urgency = .some(toast.urgency)
+        case .soundName: soundName = .some(toast.soundName)
+        case .alignment, .scene, .reuseID, .source, .cancellation, .invalidation, .resident, .transient, .level, .dedupe:
             preconditionFailure("\(member.name) is not patchable")
         }
     }
@@ -218,7 +312,13 @@ extension ToastPatch {
         case .dismissible: dismissible.map(JSONValue.bool)
         case .closeButton: closeButton.map(JSONValue.bool)
         case .actions: actions.map(WireEncoder.actions)
-        case .alignment, .scene, .reuseID, .source, .cancellation, .invalidation, .resident, .transient, .level: nil
+        case .markup: markup.map { $0.map(JSONValue.string) ?? .null }
+        case .image: image.map { $0.map(Toast.jsonValue(of:)) ?? .null }
+        case .category: category.map { $0.map(JSONValue.string) ?? .null }
+        case .desktopEntry: desktopEntry.map { $0.map(JSONValue.string) ?? .null }
+        case .urgency: urgency.map { $0.map { .string($0.rawValue) } ?? .null }
+        case .soundName: soundName.map { $0.map(JSONValue.string) ?? .null }
+        case .alignment, .scene, .reuseID, .source, .cancellation, .invalidation, .resident, .transient, .level, .dedupe: nil
         }
     }
 }
