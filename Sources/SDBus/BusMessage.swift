@@ -78,6 +78,17 @@ public final class BusMessage: @unchecked Sendable {
         return Array(UnsafeRawBufferPointer(start: data, count: size))
     }
 
+    /// Reads an array of bytes (`ay`) in place: `body` sees the message's
+    /// own buffer, valid only during the call (no copy of a large image).
+    public func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
+        var data: UnsafeRawPointer?
+        var size = 0
+        guard sd_bus_message_read_array(pointer, CChar(UInt8(ascii: "y")), &data, &size) >= 0 else {
+            throw BusReadError(expected: "ay")
+        }
+        return try body(UnsafeRawBufferPointer(start: size > 0 ? data : nil, count: size))
+    }
+
     /// Enters a container: `a` with its element signature, `r` a struct,
     /// `v` a variant with its contents' signature, `e` a dict entry.
     public func enter(_ type: Character, _ contents: String) throws {

@@ -109,6 +109,7 @@ struct ConfigReader {
 
     static let matchKeys: Set<String> = [
         "source", "app", "role", "scene", "alignment", "title", "message", "title_regex", "message_regex", "mode",
+        "category", "desktop_entry", "icon", "urgency", "actionable",
     ]
     static let setKeys: Set<String> = ["role", "duration", "alignment", "scene", "icon", "dismissible", "level"]
 
@@ -175,6 +176,11 @@ struct ConfigReader {
             let pattern = glob(table[key], place.appending(key)) ?? regex(table[regexKey], place.appending(regexKey))
             if key == "title" { match.title = pattern } else { match.message = pattern }
         }
+        match.category = glob(table["category"], place.appending("category"))
+        match.desktopEntry = glob(table["desktop_entry"], place.appending("desktop_entry"))
+        match.icon = glob(table["icon"], place.appending("icon"))
+        match.urgency = enumeration(table["urgency"], place.appending("urgency"), ToastUrgency.self)
+        match.actionable = bool(table["actionable"], place.appending("actionable"))
         if let mode = string(table["mode"], place.appending("mode")) {
             if let modes, !modes.contains(mode) {
                 problem(place.appending("mode"), "unknown mode '\(mode)'; `modes` declares: \(modes.joined(separator: ", "))")

@@ -35,6 +35,9 @@ public enum RuleBudget {
         (match.source?.stepsPerByte ?? 0) * ToastLimits.sourceBytes
             + (match.title?.stepsPerByte ?? 0) * ToastLimits.titleBytes
             + (match.message?.stepsPerByte ?? 0) * ToastLimits.messageBytes
+            + (match.category?.stepsPerByte ?? 0) * ToastLimits.categoryBytes
+            + (match.desktopEntry?.stepsPerByte ?? 0) * ToastLimits.desktopEntryBytes
+            + (match.icon?.stepsPerByte ?? 0) * ToastLimits.iconBytes
     }
 }
 
@@ -194,6 +197,15 @@ public struct ToastRule: Sendable {
         public var message: TextPattern?
         /// Active when this mode is.
         public var mode: String?
+        /// Freedesktop's hints, as mako's and dunst's criteria read them: a
+        /// glob each for the category, the desktop entry and the icon (a
+        /// missing one matches as the empty string), the urgency, and
+        /// whether the toast has any action.
+        public var category: TextPattern?
+        public var desktopEntry: TextPattern?
+        public var icon: TextPattern?
+        public var urgency: ToastUrgency?
+        public var actionable: Bool?
 
         public init() {}
 
@@ -215,6 +227,11 @@ public struct ToastRule: Sendable {
             if source?.matches(texts.source) == false { return false }
             if title?.matches(texts.title) == false { return false }
             if message?.matches(texts.message) == false { return false }
+            if urgency != nil && toast.urgency != urgency { return false }
+            if actionable.map({ $0 == !toast.actions.isEmpty }) == false { return false }
+            if category?.matches(toast.category ?? "") == false { return false }
+            if desktopEntry?.matches(toast.desktopEntry ?? "") == false { return false }
+            if icon?.matches(toast.icon ?? "") == false { return false }
             return true
         }
     }

@@ -5,21 +5,33 @@ import ToastCore
 /// bus code reads the message into a `Notification`, asks this for the
 /// request, and writes the answer back.
 ///
-/// The choices (PROTOCOL.md, "The freedesktop bridge", has the table):
+/// The choices (PROTOCOL.md section 9 has the table):
 /// - `app_name` is the source; `summary` the title and `body` the message,
-///   or `summary` the message when the body is empty. Markup is stripped to
-///   plain text (toastd does not advertise `body-markup`).
-/// - urgency low → `plain`, normal → `info`, critical → `failure`, and a
-///   critical notification never expires by itself, whatever it asks.
+///   or `summary` the message when the body is empty. The body's markup is
+///   kept, cleaned to the spec's tags (`markup`), and its plain text is the
+///   message: only those tags are removed and entities decoded, so a `<`
+///   that starts no tag stays.
+/// - urgency low → `plain`, normal → `info`, critical → `failure` (the
+///   urgency is kept too), and a critical notification never expires by
+///   itself, whatever it asks.
 /// - `expire_timeout` -1 is `longer` (5 s), 0 indefinite, else ms as
 ///   seconds clamped into 0.1 s ... 24 h.
-/// - `x-dunst-stack-tag` and `x-canonical-private-synchronous` become a
-///   reuse id scoped to the app, as dunst matches them.
+/// - Every Notify without `replaces_id` is a notification of its own (the
+///   toast does not dedupe by text); the stack tags (`x-dunst-stack-tag`,
+///   `x-canonical-private-synchronous`, `synchronous`,
+///   `private-synchronous`) become a reuse id scoped to the sender, as
+///   dunst and mako match them.
 /// - `value` (0 to 100) is a progress bar.
-/// - Actions: at most 3 fit a toast; `default` is kept first when present,
-///   then the others in order, and the rest are dropped. Keys that are not
-///   toast action ids are given one (`a1`, `a2`, ...); the bridge remembers
-///   the original key for `ActionInvoked`.
+/// - Actions: every pair, up to `ToastLimits.maxActions`, in order; keys
+///   that are not toast action ids are given one (`a1`, `a2`, ...), and the
+///   bridge remembers the original key for `ActionInvoked`. `default` keeps
+///   its key: it is the click on the body, never a button.
+/// - `image-data` (scaled to 64 px), `image-path` and a path or `file://`
+///   `app_icon` are the image; an icon name is the icon. A malformed image,
+///   or a hint of the wrong type, is dropped and named in `problems`; the
+///   notification is kept.
+/// - `category`, `desktop-entry`, `sound-name` and the urgency are kept as
+///   toast members, for the rules.
 /// - Text longer than a toast allows is cut at a character boundary with "…".
 public struct Notification: Sendable, Hashable {
     public var appName: String
@@ -31,13 +43,19 @@ public struct Notification: Sendable, Hashable {
     public var actions: [String]
     public var hints: Hints
     public var expireTimeout: Int32
+    /// What was wrong and left out (a malformed image, a hint of the wrong type).
+    public var problems: [String] = []
 
     public struct Hints: Sendable, Hashable {
         public var urgency: UInt8?
         public var value: Int32?
         public var stackTag: String?
         public var category: String?
+        public var desktopEntry: String?
+        public var soundName: String?
         public var imagePath: String?
+        /// `image-data`, already scaled down.
+        public var image: ToastImage?
         public var transient = false
         public var resident = false
 
@@ -60,8 +78,13 @@ public struct Notification: Sendable, Hashable {
 }
 
 public enum NotificationMapping {
-    /// The capabilities toastd advertises.
-    public static let capabilities = ["actions", "body", "persistence", "icon-static"]
+    /// The capabilities toastd advertises: exactly what it does. It keeps
+    /// markup and images for viewers that draw them, but advertises
+    /// `body-markup`, `body-hyperlinks` and `body-images` only once one does.
+    public static let capabilities = [
+        "actions", "body", "icon-static", "persistence",
+        "x-dunst-stack-tag", "x-canonical-private-synchronous", "synchronous", "private-synchronous",
+    ]
 
     /// A toast action id for each kept action key, and the key it stands for.
     public struct ActionKeys: Sendable, Hashable {
@@ -69,34 +92,51 @@ public enum NotificationMapping {
     }
 
     /// The toast for a Notify call, and how its action ids map back to keys.
-    public static func toast(for notification: Notification, source fallback: String) -> (Toast, ActionKeys) {
-        let summary = plainText(notification.summary)
-        let body = plainText(notification.body)
+    /// `owner` scopes a stack tag: the app, or the connection of a call that
+    /// names none. `source`: what a call without an app name is from.
+    public static func toast(for notification: Notification, owner: String, source fallback: String) -> (Toast, ActionKeys) {
+        // What could ever be shown, before any parsing: a 1 MB body costs
+        // no more than a 16 KiB one.
+        let rawSummary = head(notification.summary, bytes: 4 * ToastLimits.titleBytes)
+        let rawBody = head(notification.body, bytes: 4 * ToastLimits.messageBytes)
+        let summary = plainText(rawSummary)
+        let body = plainText(rawBody)
         var toast: Toast
         if body.isBlank {
             let text = summary.isBlank ? notification.appName : summary
-            toast = Toast(message: clip(text.isEmpty ? "(no text)" : text, bytes: ToastLimits.messageBytes))
+            toast = Toast(message: clip(text.isBlank ? "(no text)" : text, bytes: ToastLimits.messageBytes))
         } else {
             toast = Toast(message: clip(body, bytes: ToastLimits.messageBytes))
             if !summary.isBlank {
                 toast.title = clip(summary, bytes: ToastLimits.titleBytes)
             }
+            if let markup = cleanMarkup(rawBody), markup.utf8.count <= ToastLimits.markupBytes, !markup.isBlank {
+                toast.markup = markup
+            }
         }
+        toast.dedupe = false
         let app = notification.appName.isBlank ? fallback : notification.appName
         toast.source = clip(app, bytes: ToastLimits.sourceBytes)
-        let icon = notification.appIcon
-        if !icon.isBlank, icon.utf8.count <= ToastLimits.iconBytes {
-            toast.icon = icon
-        }
+        let (icon, iconImage) = iconAndImage(notification.appIcon)
+        toast.icon = icon
+        toast.image = notification.hints.image ?? notification.hints.imagePath.flatMap { path in
+            let (name, image) = iconAndImage(path)
+            if toast.icon == nil { toast.icon = name }
+            return image
+        } ?? iconImage
         let urgency = notification.hints.urgency ?? 1
+        toast.urgency = ToastUrgency(level: urgency)
         toast.role = urgency == 0 ? .plain : urgency >= 2 ? .failure : .info
         toast.duration = duration(timeout: notification.expireTimeout, critical: urgency >= 2)
         if let value = notification.hints.value {
             toast.progress = .fraction(Double(min(100, max(0, value))) / 100)
         }
         if let tag = notification.hints.stackTag, !tag.isEmpty {
-            toast.reuseID = clip("\(toast.source ?? ""):\(tag)", bytes: ToastLimits.reuseIDBytes)
+            toast.reuseID = clip("\(owner):\(tag)", bytes: ToastLimits.reuseIDBytes)
         }
+        toast.category = kept(notification.hints.category, bytes: ToastLimits.categoryBytes)
+        toast.desktopEntry = kept(notification.hints.desktopEntry, bytes: ToastLimits.desktopEntryBytes)
+        toast.soundName = kept(notification.hints.soundName, bytes: ToastLimits.soundNameBytes)
         let (actions, keys) = self.actions(notification.actions)
         toast.actions = actions
         toast.resident = notification.hints.resident
@@ -104,13 +144,37 @@ public enum NotificationMapping {
         return (toast, keys)
     }
 
+    /// A text hint as a toast member: nil when blank or too long to mean anything.
+    static func kept(_ value: String?, bytes: Int) -> String? {
+        guard let value, !value.isBlank, value.utf8.count <= bytes else { return nil }
+        return value
+    }
+
+    /// `app_icon` or `image-path`: an icon name (for the icon theme) or an
+    /// image file (a path or a `file://` URI).
+    static func iconAndImage(_ value: String) -> (icon: String?, image: ToastImage?) {
+        guard !value.isBlank else { return (nil, nil) }
+        if value.hasPrefix("/") || value.hasPrefix("file://") {
+            let image = ToastImage.path(value)
+            return (nil, image.problem == nil ? image : nil)
+        }
+        return (value.utf8.count <= ToastLimits.iconBytes ? value : nil, nil)
+    }
+
     /// The members of an update for `replaces_id` of a live toast: what
     /// `update` may change (its source, scene and policies stay).
     public static func patch(for toast: Toast) -> ToastPatch {
-        ToastPatch(
+        var patch = ToastPatch(
             message: toast.message, title: .some(toast.title), icon: .some(toast.icon), role: toast.role,
             duration: .some(toast.duration), progress: toast.progress, actions: toast.actions
         )
+        patch.markup = .some(toast.markup)
+        patch.image = .some(toast.image)
+        patch.category = .some(toast.category)
+        patch.desktopEntry = .some(toast.desktopEntry)
+        patch.urgency = .some(toast.urgency)
+        patch.soundName = .some(toast.soundName)
+        return patch
     }
 
     static func duration(timeout: Int32, critical: Bool) -> ToastDuration {
@@ -126,23 +190,16 @@ public enum NotificationMapping {
             pairs.append((flat[index], flat[index + 1]))
             index += 2
         }
-        // "default" first, then the rest in order, at most three.
-        let ordered = pairs.filter { $0.key == "default" } + pairs.filter { $0.key != "default" }
         var actions: [ToastAction] = []
         var keys = ActionKeys()
-        for (position, pair) in ordered.prefix(ToastLimits.maxActions).enumerated() {
+        for (position, pair) in pairs.prefix(ToastLimits.maxActions).enumerated() {
             let id = isActionID(pair.key) && keys.toKey[pair.key] == nil ? pair.key : "a\(position + 1)"
             let label = plainText(pair.label)
-            actions.append(
-                ToastAction(id: id, label: clip(label.isBlank ? pair.key : label, bytes: ToastLimits.actionLabelBytes))
-            )
+            // `default` (the body's click) often comes with an empty label
+            // (GNotification, desktop-notifier): it is never drawn as a button.
+            let shown = label.isBlank ? (pair.key.isBlank ? id : pair.key) : label
+            actions.append(ToastAction(id: id, label: clip(shown, bytes: ToastLimits.actionLabelBytes)))
             keys.toKey[id] = pair.key
-        }
-        // A label that is still empty (an empty key too) would break the toast's rules.
-        actions = actions.map { action in
-            var action = action
-            if action.label.isBlank { action.label = action.id }
-            return action
         }
         return (actions, keys)
     }
@@ -155,53 +212,77 @@ public enum NotificationMapping {
             }
     }
 
-    /// Markup (`<b>`, `<a href>`, `<img>`) stripped to its text, entities decoded.
-    public static func plainText(_ markup: String) -> String {
+    /// The plain text of a freedesktop body: the spec's tags (`b`, `i`,
+    /// `u`, `a`, `img`; an image stands for its `alt`) removed and entities
+    /// decoded. Anything else is text: `I <3 toasts; load < 50%` stays whole.
+    public static func plainText(_ body: String) -> String {
         var out = ""
-        var inTag = false
-        var entity: String?
-        for character in markup {
-            if inTag {
-                if character == ">" { inTag = false }
-                continue
-            }
-            if var pending = entity {
-                if character == ";" {
-                    out += decode(entity: pending)
-                    entity = nil
-                } else if pending.count < 8 && (character.isLetter || character.isNumber || character == "#") {
-                    pending.append(character)
-                    entity = pending
-                } else {
-                    out += "&" + pending
-                    entity = nil
-                    if character == "<" { inTag = true } else if character == "&" { entity = "" } else { out.append(character) }
-                }
-                continue
-            }
-            switch character {
-            case "<": inTag = true
-            case "&": entity = ""
-            default: out.append(character)
+        for token in BodyMarkup.tokens(body) {
+            switch token {
+            case .text(let text): out += text
+            case .open(_, _, let alt): out += alt ?? ""
+            case .close: break
             }
         }
-        if let entity { out += "&" + entity }
         return out
     }
 
-    static func decode(entity: String) -> String {
-        switch entity {
-        case "amp": return "&"
-        case "lt": return "<"
-        case "gt": return ">"
-        case "quot": return "\""
-        case "apos": return "'"
-        default:
-            let digits = entity.dropFirst()
-            let value = digits.first == "x" ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits)
-            if entity.hasPrefix("#"), let value, let scalar = Unicode.Scalar(value) { return String(Character(scalar)) }
-            return "&" + entity + ";"
+    /// The body as markup for viewers that draw it: the spec's tags kept
+    /// (`a` with its `href` only, an `img` as its `alt` text), every tag
+    /// closed, text escaped. Nil when the body has no tag (the plain text
+    /// says it all).
+    public static func cleanMarkup(_ body: String) -> String? {
+        var out = ""
+        var open: [String] = []
+        var sawTag = false
+        for token in BodyMarkup.tokens(body) {
+            switch token {
+            case .text(let text):
+                out += escape(text)
+            case .open(let name, let href, let alt):
+                sawTag = true
+                if name == "img" {
+                    out += escape(alt ?? "")
+                } else if name == "a" {
+                    out += href.map { "<a href=\"\(escape($0))\">" } ?? "<a>"
+                    open.append(name)
+                } else {
+                    out += "<\(name)>"
+                    open.append(name)
+                }
+            case .close(let name):
+                sawTag = true
+                guard let index = open.lastIndex(of: name) else { continue }
+                for closing in open[index...].reversed() { out += "</\(closing)>" }
+                open.removeSubrange(index...)
+            }
         }
+        for closing in open.reversed() { out += "</\(closing)>" }
+        return sawTag ? out : nil
+    }
+
+    /// Text as markup: `&`, `<`, `>`, quotes escaped (toast-notify sends plain
+    /// text this way to a server that reads markup).
+    public static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    /// At most `bytes` bytes of UTF-8, cut at a character boundary, with "…"
+    /// when cut: the head of a text before it is parsed.
+    static func head(_ text: String, bytes: Int) -> String {
+        text.utf8.count > bytes ? clip(text, bytes: bytes) : text
     }
 
     /// At most `bytes` bytes of UTF-8, cut at a character boundary, with "…" when cut.
@@ -219,8 +300,8 @@ public enum NotificationMapping {
         return out + "…"
     }
 
-    /// `image-data` (iiibiiay): refused unless its geometry adds up, so a
-    /// malformed image can never be read past its end.
+    /// `image-data` (iiibiiay): a problem unless its geometry adds up, so
+    /// a malformed image can never be read past its end.
     public static func validateImage(
         width: Int32, height: Int32, rowstride: Int32, hasAlpha: Bool, bitsPerSample: Int32, channels: Int32, bytes: Int
     ) -> String? {
@@ -228,7 +309,7 @@ public enum NotificationMapping {
         guard bitsPerSample == 8 else { return "image-data: bits_per_sample must be 8" }
         guard channels == (hasAlpha ? 4 : 3) else { return "image-data: channels must be 3, or 4 with alpha" }
         let row = Int(width) * Int(channels)
-        guard Int(rowstride) >= row else { return "image-data: rowstride is shorter than a row" }
+        guard Int(rowstride) >= row, Int(rowstride) <= row + 64 else { return "image-data: rowstride must be a row, plus at most 64 bytes of padding" }
         let needed = Int(rowstride) * (Int(height) - 1) + row
         guard bytes >= needed, bytes <= Int(rowstride) * Int(height) else {
             return "image-data: \(bytes) bytes of data do not match \(width)×\(height) with rowstride \(rowstride)"

@@ -11,8 +11,9 @@ extension NotificationServer {
     // MARK: - Reading Notify
 
     /// Reads `susssasa{sv}i`. Hints it does not use are skipped; a hint of
-    /// the wrong type, or an `image-data` whose geometry does not add up, is
-    /// refused.
+    /// the wrong type, or an `image-data` whose geometry does not add up,
+    /// is left out and named in `problems`. A call cut short, or of another
+    /// signature, is refused.
     static func read(_ message: BusMessage) throws -> Notification {
         do {
             return try readNotify(message)
@@ -42,7 +43,9 @@ extension NotificationServer {
                 throw Failure(description: "hint \(key) has no value")
             }
             try message.enter("v", signature)
-            try readHint(message, key: key, signature: signature, into: &notification.hints)
+            if let problem = try readHint(message, key: key, signature: signature, into: &notification.hints) {
+                notification.problems.append(problem)
+            }
             message.exitContainer()
             message.exitContainer()
         }
@@ -51,31 +54,40 @@ extension NotificationServer {
         return notification
     }
 
-    static func readHint(_ message: BusMessage, key: String, signature: String, into hints: inout Notification.Hints) throws {
-        func wrongType() -> Failure { Failure(description: "hint \(key) has type \(signature)") }
+    /// Reads one hint's value (inside its variant); what was wrong with it, if anything.
+    static func readHint(_ message: BusMessage, key: String, signature: String, into hints: inout Notification.Hints) throws -> String? {
+        func wrongType() throws -> String {
+            try message.skip(signature)
+            return "hint \(key) has type \(signature); left out"
+        }
         switch key {
         case "urgency":
-            guard signature == "y" else { throw wrongType() }
+            guard signature == "y" else { return try wrongType() }
             hints.urgency = try message.read(UInt8.self)
         case "value":
             switch signature {
             case "i": hints.value = try message.read(Int32.self)
             case "u": hints.value = Int32(clamping: try message.read(UInt32.self))
-            default: throw wrongType()
+            default: return try wrongType()
             }
         case "x-dunst-stack-tag", "x-canonical-private-synchronous", "synchronous", "private-synchronous":
-            guard signature == "s" else { throw wrongType() }
+            guard signature == "s" else { return try wrongType() }
             hints.stackTag = try message.readString()
-        case "category", "image-path", "image_path":
-            guard signature == "s" else { throw wrongType() }
+        case "category", "desktop-entry", "sound-name", "image-path", "image_path":
+            guard signature == "s" else { return try wrongType() }
             let value = try message.readString()
-            if key == "category" { hints.category = value } else { hints.imagePath = value }
+            switch key {
+            case "category": hints.category = value
+            case "desktop-entry": hints.desktopEntry = value
+            case "sound-name": hints.soundName = value
+            default: hints.imagePath = value
+            }
         case "transient", "resident":
-            guard signature == "b" else { throw wrongType() }
+            guard signature == "b" else { return try wrongType() }
             let value = try message.read(Bool.self)
             if key == "transient" { hints.transient = value } else { hints.resident = value }
         case "image-data", "image_data", "icon_data":
-            guard signature == "(iiibiiay)" else { throw wrongType() }
+            guard signature == "(iiibiiay)" else { return try wrongType() }
             try message.enter("r", "iiibiiay")
             let width = try message.read(Int32.self)
             let height = try message.read(Int32.self)
@@ -83,17 +95,29 @@ extension NotificationServer {
             let alpha = try message.read(Bool.self)
             let bits = try message.read(Int32.self)
             let channels = try message.read(Int32.self)
-            let size = try message.readBytes().count
-            message.exitContainer()
-            if let problem = NotificationMapping.validateImage(
-                width: width, height: height, rowstride: rowstride, hasAlpha: alpha, bitsPerSample: bits,
-                channels: channels, bytes: size
-            ) {
-                throw Failure(description: problem)
+            // Scaled from the message's own buffer: a 4,000×4,000 image is
+            // never copied, and its scaling looks at 64×64×16 samples at most.
+            let problem = try message.withBytes { bytes -> String? in
+                if let problem = NotificationMapping.validateImage(
+                    width: width, height: height, rowstride: rowstride, hasAlpha: alpha, bitsPerSample: bits,
+                    channels: channels, bytes: bytes.count
+                ) {
+                    return problem + "; the image is left out"
+                }
+                // The preferred image wins over the deprecated names.
+                if hints.image == nil || key == "image-data" {
+                    hints.image = ToastImage.scaled(
+                        width: Int(width), height: Int(height), rowstride: Int(rowstride), channels: Int(channels), bytes: bytes
+                    )
+                }
+                return nil
             }
+            message.exitContainer()
+            return problem
         default:
             try message.skip(signature)
         }
+        return nil
     }
 
     static let introspection = """

@@ -26,8 +26,11 @@ import Glibc
 /// goes away, the watcher connects again (with backoff) and asks for the
 /// name again.
 ///
-/// Toasts from the bus are toasts like any other: scheduled, deduped,
-/// persisted and seen by every viewer; D-Bus ids are toastd's ids.
+/// Toasts from the bus are toasts like any other: scheduled, persisted and
+/// seen by every viewer; D-Bus ids are toastd's ids, and every Notify
+/// without `replaces_id` gets one no other notification had (its toast
+/// does not dedupe by text). A sender replaces and closes only its own
+/// notifications (`Owner`).
 public final class NotificationServer: @unchecked Sendable {
     public static let busName = "org.freedesktop.Notifications"
     static let path = "/org/freedesktop/Notifications"
@@ -62,7 +65,7 @@ public final class NotificationServer: @unchecked Sendable {
     struct PendingCall: @unchecked Sendable {
         enum Kind {
             /// `fallback`: the add to try when the `replaces_id` update finds no toast.
-            case notify(keys: [String: String], fallback: RequestEnvelope?)
+            case notify(keys: [String: String], fallback: RequestEnvelope?, owner: Owner)
             case close
         }
 
@@ -78,22 +81,41 @@ public final class NotificationServer: @unchecked Sendable {
     let version: String
     /// Told of every change of state (from either thread).
     let onState: @Sendable (State) -> Void
+    /// Told what a call had wrong that was left out (a malformed image, a
+    /// hint of the wrong type); the notification itself is kept.
+    let onProblem: @Sendable (String) -> Void
+
+    /// Who may replace or close a notification: the app that sent it, and
+    /// the connection that did. A `replaces_id` from the same app name (a
+    /// script's `notify-send -a volume -r ID`, each run a new connection)
+    /// or the same connection replaces it; `CloseNotification`, which names
+    /// no app, only from that connection. Anything else, a socket client's
+    /// toast included, is someone else's: a `replaces_id` of it is a new
+    /// notification (as the spec has it for an unknown id), and a close
+    /// changes nothing.
+    struct Owner: Sendable, Equatable {
+        let app: String
+        let connection: String
+    }
     private let watcher = BusWatcher()
 
     // On the executor only, once the watcher has handed the connection over.
     private var bus: Bus?
+    /// The owner of each live notification from the bus.
+    private var owners: [ToastID: Owner] = [:]
     /// Each live toast's action ids → the D-Bus action keys they stand for.
     private var actionKeys: [ToastID: [String: String]] = [:]
     private var watchingEvents = false
 
     public init(
         backend: any NotificationBackend, ownership: Ownership, version: String,
-        onState: @escaping @Sendable (State) -> Void
+        onState: @escaping @Sendable (State) -> Void, onProblem: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.backend = backend
         self.ownership = ownership
         self.version = version
         self.onState = onState
+        self.onProblem = onProblem
     }
 
     /// Starts the watcher's thread, which connects.
@@ -274,19 +296,21 @@ public final class NotificationServer: @unchecked Sendable {
         } catch {
             return fail(message, "org.freedesktop.DBus.Error.InvalidArgs", "\(error)")
         }
-        let sender = message.sender ?? Self.defaultSource
-        let (toast, keys) = NotificationMapping.toast(for: notification, source: "dbus:\(sender)")
+        let connection = message.sender ?? ""
+        let owner = Owner(app: notification.appName.isBlank ? connection : notification.appName, connection: connection)
+        for problem in notification.problems { onProblem("Notify from \(owner.app): \(problem)") }
+        let (toast, keys) = NotificationMapping.toast(for: notification, owner: owner.app, source: "dbus:\(connection)")
         // The bridge never chooses an alignment or dismissibility: a role's
         // defaults from the configuration fill them, as for any client that
         // leaves them out.
         let add = RequestEnvelope(request: .command(.add(toast)), defaulted: [.alignment, .dismissible])
-        if notification.replacesID != 0 {
-            let update = RequestEnvelope(
-                request: .command(.update(.id(ToastID(notification.replacesID)), NotificationMapping.patch(for: toast)))
-            )
-            submit(update, PendingCall(message: message, kind: .notify(keys: keys.toKey, fallback: add)))
+        let replaces = ToastID(notification.replacesID)
+        if notification.replacesID != 0, let holder = owners[replaces], holder.app == owner.app || holder.connection == connection {
+            let update = RequestEnvelope(request: .command(.update(.id(replaces), NotificationMapping.patch(for: toast))))
+            submit(update, PendingCall(message: message, kind: .notify(keys: keys.toKey, fallback: add, owner: owner)))
         } else {
-            submit(add, PendingCall(message: message, kind: .notify(keys: keys.toKey, fallback: nil)))
+            // New, or someone else's id: a notification of its own.
+            submit(add, PendingCall(message: message, kind: .notify(keys: keys.toKey, fallback: nil, owner: owner)))
         }
         return true
     }
@@ -294,6 +318,11 @@ public final class NotificationServer: @unchecked Sendable {
     private func close(_ message: BusMessage) -> Bool {
         guard let id = try? message.read(UInt32.self) else {
             return fail(message, "org.freedesktop.DBus.Error.InvalidArgs", "CloseNotification takes an id (u)")
+        }
+        // Only the connection that showed it may close it; anyone else's
+        // close is answered as for an id that is gone, and changes nothing.
+        guard let holder = owners[ToastID(id)], holder.connection == message.sender else {
+            return reply(message) { _ in }
         }
         submit(RequestEnvelope(request: .command(.remove(.id(ToastID(id))))), PendingCall(message: message, kind: .close))
         return true
@@ -316,7 +345,7 @@ public final class NotificationServer: @unchecked Sendable {
             // An id that is gone already is not an error worth reporting
             // (its NotificationClosed was sent when it ended).
             _ = reply(call.message) { _ in }
-        case (.notify(let keys, _), .success(let answer)):
+        case (.notify(let keys, _, let owner), .success(let answer)):
             guard let id = Self.busID(of: answer) else {
                 _ = fail(call.message, "org.freedesktop.DBus.Error.Failed", "toastd's id does not fit a D-Bus id")
                 return
@@ -324,11 +353,12 @@ public final class NotificationServer: @unchecked Sendable {
             // A toast a rule dropped ends at once; its end, which follows,
             // forgets these keys again.
             actionKeys[ToastID(id)] = keys
+            owners[ToastID(id)] = owner
             _ = reply(call.message) { try $0.append(id) }
-        case (.notify(let keys, let fallback?), .failure):
+        case (.notify(let keys, let fallback?, let owner), .failure):
             // `replaces_id` names no live toast: a new one, as the spec says.
-            submit(fallback, PendingCall(message: call.message, kind: .notify(keys: keys, fallback: nil)))
-        case (.notify(_, nil), .failure(let error)):
+            submit(fallback, PendingCall(message: call.message, kind: .notify(keys: keys, fallback: nil, owner: owner)))
+        case (.notify(_, nil, _), .failure(let error)):
             _ = fail(call.message, "org.freedesktop.Notifications.Error.Refused", error.message)
         }
     }
@@ -346,6 +376,7 @@ public final class NotificationServer: @unchecked Sendable {
         }
         if event.isEnd, let reason = NotificationMapping.closeReason(for: event.kind) {
             actionKeys[record.id] = nil
+            owners[record.id] = nil
             emit("NotificationClosed") { signal in
                 try signal.append(id)
                 try signal.append(reason)

@@ -70,7 +70,9 @@ public enum CardRenderer {
         if toast.repeatCount > 1 { badges.append(Span("×\(toast.repeatCount)", Style(bold: true))) }
         if toast.closeButton { badges.append(Span("✕", Style(dim: true))) }
         var lead = glyph(toast.role) + " "
-        if let icon = toast.icon, !icon.isEmpty { lead += DisplayWidth.truncate(icon, to: min(12, inner / 3)) + " " }
+        if let icon = IconGlyph.of(icon: toast.icon, hasImage: toast.hasImage) {
+            lead += DisplayWidth.truncate(icon, to: min(12, inner / 3)) + " "
+        }
         var badgeWidth = badges.reduce(0) { $0 + DisplayWidth.of($1.text) + 1 }
         if DisplayWidth.of(lead) + badgeWidth + 1 > inner {
             badges = []  // a very narrow card keeps its text over its badges
@@ -116,20 +118,39 @@ public enum CardRenderer {
             ]))
         }
 
-        if !toast.actions.isEmpty {
+        // The buttons with their keys, as many as fit, then "+N"; `default`
+        // is the click on the body (Enter), never a button.
+        let buttons = toast.buttons
+        if !buttons.isEmpty || toast.hasDefaultAction {
             var spans: [Span] = []
             var used = 0
-            for (index, action) in toast.actions.prefix(3).enumerated() {
+            for (index, action) in buttons.prefix(9).enumerated() {
                 let key = "[\(index + 1)] "
-                let label = action.label
                 let gap = index == 0 ? 0 : 2
-                let room = inner - used - gap - DisplayWidth.of(key)
-                guard room >= 2 else { break }
-                let shown = DisplayWidth.truncate(label, to: room)
+                let more = buttons.count - index - 1
+                let reserve = more > 0 ? 4 + String(more).count : 0
+                let room = inner - used - gap - DisplayWidth.of(key) - reserve
+                guard room >= 2 else {
+                    let rest = "+\(buttons.count - index)"
+                    if inner - used - gap >= rest.count {
+                        if gap > 0 { spans.append(Span("  ")) }
+                        spans.append(Span(rest, Style(dim: true)))
+                        used += gap + rest.count
+                    }
+                    break
+                }
+                let shown = DisplayWidth.truncate(action.label, to: room)
                 if gap > 0 { spans.append(Span("  ")) }
                 spans.append(Span(key, Style(color: .cyan, bold: true)))
                 spans.append(Span(shown))
                 used += gap + DisplayWidth.of(key) + DisplayWidth.of(shown)
+            }
+            if buttons.count > 9, inner - used >= 5 {
+                spans.append(Span("  +\(buttons.count - 9)", Style(dim: true)))
+                used += 4 + String(buttons.count - 9).count
+            }
+            if toast.hasDefaultAction, inner - used >= (used == 0 ? 7 : 9) {
+                spans.append(Span((used == 0 ? "" : "  ") + "⏎ open", Style(dim: true)))
             }
             lines.append(body(spans))
         }

@@ -135,14 +135,15 @@ public final class TailApp {
             command(WireEncoder.request(.command(.dismiss(.id(ToastID(toast.id))))), now)
         case .action(let number):
             guard let toast = model.target else { return notice("no toast selected", now) }
-            guard number <= toast.actions.count else { return notice("this toast has no action \(number)", now) }
-            command(WireEncoder.request(.command(.invoke(.id(ToastID(toast.id)), actionID: toast.actions[number - 1].id))), now)
+            let buttons = toast.buttons
+            guard number <= buttons.count else { return notice("this toast has no action \(number)", now) }
+            command(WireEncoder.request(.command(.invoke(.id(ToastID(toast.id)), actionID: buttons[number - 1].id))), now)
         case .activate:
             guard let toast = model.target else { return notice("no toast selected", now) }
-            guard toast.actions.contains(where: { $0.id == "default" }) else {
-                return notice("this toast has no default action; press 1-\(max(1, toast.actions.count)) for its actions", now)
+            guard toast.hasDefaultAction else {
+                return notice("this toast has no default action; press 1-\(max(1, toast.buttons.count)) for its actions", now)
             }
-            command(WireEncoder.request(.command(.invoke(.id(ToastID(toast.id)), actionID: "default"))), now)
+            command(WireEncoder.request(.command(.invoke(.id(ToastID(toast.id)), actionID: TailToast.bodyAction))), now)
         case .clear:
             command(WireEncoder.request(.command(.clear(ClearScope(scene: configuration.scene)))), now)
         case .pause:

@@ -25,6 +25,8 @@ public struct TailToast: Sendable, Hashable, Identifiable {
     public var dismissible: Bool
     public var closeButton: Bool
     public var actions: [Action]
+    /// It has a picture (drawn as a frame: a terminal shows no pixels).
+    public var hasImage = false
     public var repeatCount: Int
     public var progress: Progress
     /// When it expires and how long its lifetime is, for the countdown (ms, daemon clock).
@@ -45,6 +47,7 @@ public struct TailToast: Sendable, Hashable, Identifiable {
         dismissible = toast.dismissible
         closeButton = toast.closeButton
         actions = toast.actions.map { Action(id: $0.id, label: Terminal.sanitize($0.label)) }
+        hasImage = toast.image != nil
         repeatCount = record.repeatCount
         switch toast.progress {
         case .none: progress = .none
@@ -54,6 +57,13 @@ public struct TailToast: Sendable, Hashable, Identifiable {
         expiresAt = record.expiresAt
         lifetime = toast.effectiveLifetime
     }
+
+    /// The action a click on the body invokes (freedesktop's key).
+    public static let bodyAction = "default"
+
+    /// Its actions that are buttons: all but the body's click.
+    public var buttons: [Action] { actions.filter { $0.id != Self.bodyAction } }
+    public var hasDefaultAction: Bool { actions.contains { $0.id == Self.bodyAction } }
 
     /// The share of its lifetime left at `now`, from 1 down to 0; nil when it does not expire.
     public func remaining(at now: Int64) -> Double? {

@@ -13,7 +13,9 @@ extension Toastctl {
             commandName: "invoke",
             abstract: "Invoke one of a toast's actions.",
             discussion: """
-                toastctl invoke ID --action ACTION, or toastctl invoke --latest [ACTION]: the toast shown                 last that has ACTION (or any action; then its first one, as a click would).
+                toastctl invoke ID [--action ACTION], or toastctl invoke --latest [ACTION]: the toast shown \
+                last that has ACTION (or any action). Without an action, the toast's `default` action, its \
+                body's click (freedesktop's "default"), or for --latest its first action when it has no default.
                 """
         )
         @OptionGroup var client: ClientOptions
@@ -32,15 +34,21 @@ extension Toastctl {
                 throw ValidationError("give the action once: as --action or after --latest")
             }
             try target.validate(id: id)
-            if !target.latest && action == nil { throw ValidationError("missing --action") }
         }
+
+        /// The action a click on a toast's body invokes (freedesktop's key).
+        static let bodyAction = "default"
 
         func run() throws {
             let (toast, latest) = try target.target(id: id, client: client, having: actionID ?? "")
             var chosen = actionID
-            if chosen == nil {
-                // The first action of the toast --latest picked, as a click would invoke.
-                chosen = latest?.toast.actions.first?.id
+            if chosen == nil, let latest {
+                // The click on the body: `default` when it has one, else its first action.
+                let actions = latest.toast.actions
+                chosen = actions.first { $0.id == Self.bodyAction }?.id ?? actions.first?.id
+            } else if chosen == nil {
+                // A toast named by id: its body's click (toastd says if it has none).
+                chosen = Self.bodyAction
             }
             guard let chosen else {
                 printError("toastctl: the toast has no action to invoke")

@@ -89,7 +89,8 @@ extension Toastd {
                         case .owner, .starting: logger.info("\(state.description)")
                         case .notOwner, .failed: logger.warning("\(state.description)")
                         }
-                    }
+                    },
+                    onProblem: { problem in logger.warning("\(problem)") }
                 )
                 return BridgeService(server: server, loop: client.loop)
             }

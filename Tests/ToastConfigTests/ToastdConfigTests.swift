@@ -208,3 +208,60 @@ struct ReadmeConfigTests {
         #expect(config.rules.rules.contains { $0.match.mode != nil })
     }
 }
+
+/// Rules match freedesktop's hints as mako and dunst criteria do (issue #40).
+@Suite("Rules on a notification's hints")
+struct HintRuleTests {
+    static let rules = """
+        [[rule]]
+        match = { category = "email.*" }
+        set = { scene = "mail" }
+
+        [[rule]]
+        match = { desktop_entry = "org.gnome.Evolution" }
+        set = { icon = "📧" }
+
+        [[rule]]
+        match = { urgency = "critical" }
+        set = { level = 90 }
+
+        [[rule]]
+        match = { icon = "audio-volume-*" }
+        set = { alignment = "center" }
+
+        [[rule]]
+        match = { actionable = true }
+        set = { dismissible = false }
+        """
+
+    func applied(_ change: (inout Toast) -> Void) throws -> Toast {
+        let config = try ToastdConfig.parse(Self.rules).get()
+        var toast = Toast(message: "m")
+        change(&toast)
+        _ = config.rules.apply(to: &toast, modes: [])
+        return toast
+    }
+
+    @Test("each hint is matched by its own rule, and only its own")
+    func eachHint() throws {
+        #expect(try applied { $0.category = "email.arrived" }.scene == "mail")
+        #expect(try applied { $0.category = "im.received" }.scene == Toast.defaultScene)
+        #expect(try applied { $0.desktopEntry = "org.gnome.Evolution" }.icon == "📧")
+        #expect(try applied { $0.urgency = .critical }.level == 90)
+        #expect(try applied { $0.urgency = .normal }.level == nil)
+        #expect(try applied { $0.icon = "audio-volume-high" }.alignment == .center)
+        #expect(try applied { $0.actions = [ToastAction(id: "a", label: "A")] }.dismissible == false)
+        let plain = try applied { _ in }
+        #expect(plain.scene == Toast.defaultScene && plain.icon == nil && plain.level == nil && plain.alignment == .top && plain.dismissible)
+    }
+
+    @Test("a bad value for a hint's key is an error with its place")
+    func badValues() {
+        guard case .failure(let invalid) = ToastdConfig.parse("[[rule]]\nmatch = { urgency = \"urgent\" }\ndrop = true\n") else {
+            Issue.record("an unknown urgency was taken")
+            return
+        }
+        #expect(invalid.description.contains("urgency"))
+        #expect(invalid.description.contains(":2:"), "line 2")
+    }
+}

@@ -6,7 +6,7 @@ import ToastCore
 @Suite("freedesktop Notify → toast")
 struct NotificationMappingTests {
     func toast(_ notification: Notification) -> Toast {
-        NotificationMapping.toast(for: notification, source: "dbus:1.7").0
+        NotificationMapping.toast(for: notification, owner: notification.appName.isEmpty ? ":1.7" : notification.appName, source: "dbus:1.7").0
     }
 
     @Test func summaryAndBodyBecomeTitleAndMessageOrTheSummaryAlone() {
@@ -49,16 +49,73 @@ struct NotificationMappingTests {
         #expect(mapped.progress == .fraction(1))
     }
 
-    @Test func actionsKeepDefaultFirstAtMostThreeAndMapOddKeys() {
-        let flat = ["reply", "Reply", "open thread", "Open", "default", "Show", "mute", "Mute"]
-        let (mapped, keys) = NotificationMapping.toast(for: Notification(summary: "s", actions: flat), source: "x")
-        #expect(mapped.actions.map(\.id) == ["default", "reply", "a3"])
-        #expect(mapped.actions.map(\.label) == ["Show", "Reply", "Open"])
-        #expect(keys.toKey["a3"] == "open thread")
+    @Test func actionsAreKeptWholeInOrderAndOddKeysMapped() {
+        let flat = ["reply", "Reply", "open thread", "Open", "default", "", "mute", "Mute"]
+        let (mapped, keys) = NotificationMapping.toast(for: Notification(summary: "s", actions: flat), owner: "x", source: "x")
+        #expect(mapped.actions.map(\.id) == ["reply", "a2", "default", "mute"])
+        #expect(mapped.actions.map(\.label) == ["Reply", "Open", "default", "Mute"], "default keeps its key: it is the body's click")
+        #expect(keys.toKey["a2"] == "open thread")
         #expect((try? mapped.validate()) != nil)
         // A dangling key without a label is ignored; an empty label falls back to the key.
-        let (odd, _) = NotificationMapping.toast(for: Notification(summary: "s", actions: ["ok", "", "lonely"]), source: "x")
+        let (odd, _) = NotificationMapping.toast(for: Notification(summary: "s", actions: ["ok", "", "lonely"]), owner: "x", source: "x")
         #expect(odd.actions == [ToastAction(id: "ok", label: "ok")])
+        // Ten actions, all kept; past the bound, the first sixteen.
+        let ten = (1...10).flatMap { ["k\($0)", "Label \($0)"] }
+        #expect(NotificationMapping.toast(for: Notification(summary: "s", actions: ten), owner: "x", source: "x").0.actions.count == 10)
+        let forty = (1...40).flatMap { ["k\($0)", "L"] }
+        #expect(NotificationMapping.toast(for: Notification(summary: "s", actions: forty), owner: "x", source: "x").0.actions.count == ToastLimits.maxActions)
+    }
+
+    /// Each Notify is a notification of its own; a stack tag replaces only
+    /// the same owner's; the hints are kept for the rules.
+    @Test func identityAndHints() {
+        var hints = Notification.Hints()
+        hints.category = "email.arrived"
+        hints.desktopEntry = "org.gnome.Evolution"
+        hints.soundName = "message-new-email"
+        hints.urgency = 2
+        let mapped = toast(Notification(appName: "evolution", appIcon: "mail-unread", summary: "Mail", hints: hints))
+        #expect(!mapped.dedupe)
+        #expect(mapped.category == "email.arrived")
+        #expect(mapped.desktopEntry == "org.gnome.Evolution")
+        #expect(mapped.soundName == "message-new-email")
+        #expect(mapped.urgency == .critical)
+        #expect(mapped.icon == "mail-unread")
+        var tagged = Notification.Hints()
+        tagged.stackTag = "volume"
+        #expect(toast(Notification(appName: "", summary: "v", hints: tagged)).reuseID == ":1.7:volume", "no app: scoped to the connection")
+    }
+
+    @Test func iconNamesPathsAndImages() {
+        #expect(toast(Notification(appIcon: "/usr/share/pixmaps/a.png", summary: "s")).image == .path("/usr/share/pixmaps/a.png"))
+        #expect(toast(Notification(appIcon: "file:///tmp/b.png", summary: "s")).image == .path("file:///tmp/b.png"))
+        var hints = Notification.Hints()
+        hints.imagePath = "/tmp/c.png"
+        let both = toast(Notification(appIcon: "firefox", summary: "s", hints: hints))
+        #expect(both.icon == "firefox")
+        #expect(both.image == .path("/tmp/c.png"))
+        hints.image = .pixels(width: 1, height: 1, rgba: [1, 2, 3, 4])
+        #expect(toast(Notification(appIcon: "/tmp/a.png", summary: "s", hints: hints)).image == hints.image, "image-data first")
+    }
+
+    @Test(arguments: [
+        ("I <3 toasts; load < 50%", "I <3 toasts; load < 50%", nil),
+        ("if a < b and c > d", "if a < b and c > d", nil),
+        ("<b>bold</b> and <i>it</i>", "bold and it", "<b>bold</b> and <i>it</i>"),
+        (#"<a href="https://x.org/?a=1&amp;b=2">site</a>"#, "site", #"<a href="https://x.org/?a=1&amp;b=2">site</a>"#),
+        ("<B>unclosed", "unclosed", "<b>unclosed</b>"),
+        (#"<span size='xx-large'>big</span>"#, #"<span size='xx-large'>big</span>"#, nil),
+        ("x</b>y", "xy", "xy"),
+        (#"<img src="a.png" alt="logo"/> ok"#, "logo ok", "logo ok"),
+        ("a &lt; b &amp;&amp; c", "a < b && c", nil),
+        ("<b onmouseover=\"x\">t</b>", "t", "<b>t</b>"),
+    ] as [(String, String, String?)])
+    func bodiesKeptWhole(body: String, plain: String, markup: String?) {
+        #expect(NotificationMapping.plainText(body) == plain)
+        #expect(NotificationMapping.cleanMarkup(body) == markup)
+        let mapped = toast(Notification(summary: "s", body: body))
+        #expect(mapped.message == plain)
+        #expect(mapped.markup == markup)
     }
 
     @Test func longTextIsClippedAtACharacterBoundary() {
@@ -72,6 +129,7 @@ struct NotificationMappingTests {
 
     @Test func markupIsStrippedAndEntitiesDecoded() {
         #expect(NotificationMapping.plainText(#"<a href="x">link</a> &lt;3 &#65;&#x42; &bogus; a & b <img src="y"/>"#) == "link <3 AB &bogus; a & b ")
+        #expect(NotificationMapping.escape("<b>&'\"") == "&lt;b&gt;&amp;&apos;&quot;")
     }
 
     @Test func imageDataMustAddUp() {
@@ -114,8 +172,8 @@ struct NotificationMappingTests {
         hints.stackTag = "t"
         hints.value = 30
         let (mapped, _) = NotificationMapping.toast(
-            for: Notification(appName: "a", summary: "S", body: "B", actions: ["default", "Go"], hints: hints, expireTimeout: 2_500),
-            source: "x"
+            for: Notification(appName: "a", summary: "S", body: "<b>B</b>", actions: ["default", "Go"], hints: hints, expireTimeout: 2_500),
+            owner: "a", source: "x"
         )
         let add: JSONValue = ["op": "add", "toast": WireEncoder.requestToast(mapped)]
         #expect(try WireDecoder.decode(line: add.serialized).get().request == .command(.add(mapped)))

@@ -61,7 +61,9 @@ struct NotifyReaderTests {
         sent.hints.transient = true
         sent.hints.resident = true
         let read = try NotificationServer.read(Self.call(sent, image: .init(width: 2, height: 2, rowstride: 8, hasAlpha: true, channels: 4, bytes: 16), on: bus))
-        #expect(read == sent)
+        var expected = sent
+        expected.hints.image = .pixels(width: 2, height: 2, rgba: [UInt8](repeating: 0x7F, count: 16))
+        #expect(read == expected)
     }
 
     @Test("hints it does not use are skipped, of any type", .enabled(if: hasDaemon))
@@ -81,14 +83,30 @@ struct NotifyReaderTests {
         #expect(read.expireTimeout == -1)
     }
 
-    @Test("a hint of the wrong type, and a call cut short, are refused with what was wrong", .enabled(if: hasDaemon))
+    @Test("a hint of the wrong type or a bad image is left out and named; a call cut short is refused", .enabled(if: hasDaemon))
     func refusals() throws {
         let daemon = try PrivateBus()
         let bus = try Bus.connect(address: daemon.address)
         let wrongType = try Self.call(hints: { message in
             try message.appendEntry("urgency", "s") { try message.append("critical") }
+            try message.appendEntry("image-data", "(iiibiiay)") {
+                try message.container("r", "iiibiiay") {
+                    for value: Int32 in [64, 64, 4] { try message.append(value) }
+                    try message.append(true)
+                    try message.append(Int32(8))
+                    try message.append(Int32(4))
+                    try [UInt8](repeating: 1, count: 16).withUnsafeBytes { try message.append(bytes: $0) }
+                }
+            }
+            try message.appendEntry("category", "s") { try message.append("im.received") }
         }, on: bus)
-        #expect(throws: NotificationServer.Failure(description: "hint urgency has type s")) { try NotificationServer.read(wrongType) }
+        let kept = try NotificationServer.read(wrongType)
+        #expect(kept.summary == "summary")
+        #expect(kept.hints.urgency == nil)
+        #expect(kept.hints.image == nil)
+        #expect(kept.hints.category == "im.received", "the hints after a bad one are still read")
+        #expect(kept.problems.count == 2)
+        #expect(kept.problems.first == "hint urgency has type s; left out")
 
         let short = try bus.methodCall(
             destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",

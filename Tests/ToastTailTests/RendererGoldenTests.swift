@@ -56,6 +56,16 @@ struct RendererGoldenTests {
             model.notice = .init(text: "this toast is not dismissible", until: Wire.now + 1_000)
             return model
         }()),
+        // A desktop notification: an icon name drawn as a glyph, ten actions
+        // (the first few with their keys, then "+N"), and `default`, the
+        // click on the body, never a button.
+        Scenario(name: "notification", model: Wire.model([
+            Wire.toast(
+                1, "Ann: are you coming to the review at 3?", title: "New message", icon: "mail-unread", role: "info",
+                actions: [("default", "default")] + (1...10).map { ("k\($0)", "Reply \($0)") }
+            ),
+            Wire.toast(2, "Volume 45%", icon: "audio-volume-medium", alignment: "center", progress: 0.45),
+        ])),
         Scenario(name: "overflow", model: Wire.model((1...12).map { Wire.toast(Int64($0), "toast number \($0)", alignment: $0 % 2 == 0 ? "top" : "bottom") })),
         Scenario(name: "once", model: Wire.model([Wire.toast(1, "not interactive", closeButton: true)]), interactive: false),
     ]
