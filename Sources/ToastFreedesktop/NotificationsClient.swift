@@ -49,6 +49,15 @@ public final class NotificationsClient {
         return (strings[0], strings[2], strings[3], reply.sender)
     }
 
+    /// The server's capabilities (`body-markup`, `actions`, ...).
+    public func capabilities() throws -> [String] {
+        let reply = try call("GetCapabilities") { _ in }
+        var capabilities: [String] = []
+        guard (try? reply.enter("a", "s")) != nil else { return [] }
+        while !reply.atEnd, let capability = try? reply.readString() { capabilities.append(capability) }
+        return capabilities
+    }
+
     /// Notify; returns the server's id.
     public func notify(_ notification: Notification, image: Image? = nil, timeout microseconds: UInt64 = 10_000_000) throws -> UInt32 {
         let reply = try call("Notify", timeout: microseconds) { try Self.append(notification, image: image, to: $0) }
@@ -105,6 +114,21 @@ public final class NotificationsClient {
             if hints.transient { try message.appendEntry("transient", "b") { try message.append(true) } }
             if hints.resident { try message.appendEntry("resident", "b") { try message.append(true) } }
             if let tag = hints.stackTag { try message.appendEntry("x-dunst-stack-tag", "s") { try message.append(tag) } }
+            if let category = hints.category { try message.appendEntry("category", "s") { try message.append(category) } }
+            if let entry = hints.desktopEntry { try message.appendEntry("desktop-entry", "s") { try message.append(entry) } }
+            if let sound = hints.soundName { try message.appendEntry("sound-name", "s") { try message.append(sound) } }
+            if let path = hints.imagePath { try message.appendEntry("image-path", "s") { try message.append(path) } }
+            if image == nil, case .pixels(let width, let height, let rgba)? = hints.image {
+                try message.appendEntry("image-data", "(iiibiiay)") {
+                    try message.container("r", "iiibiiay") {
+                        for value in [Int32(width), Int32(height), Int32(width * 4)] { try message.append(value) }
+                        try message.append(true)
+                        try message.append(Int32(8))
+                        try message.append(Int32(4))
+                        try rgba.withUnsafeBytes { try message.append(bytes: $0) }
+                    }
+                }
+            }
             if let image {
                 try message.appendEntry("image-data", "(iiibiiay)") {
                     try message.container("r", "iiibiiay") {

@@ -54,7 +54,11 @@ public final class NotifyMirror {
     /// Notifier ids toast-notify closed itself (their NotificationClosed is an echo).
     private var closing: Set<UInt32> = []
     /// The notification server's unique bus name: only its signals count.
+    /// It follows `NameOwnerChanged`: a notifier that restarts is a new
+    /// owner, with new ids.
     private var server: String?
+    /// The server reads markup (`body-markup`): text goes to it escaped.
+    private var readsMarkup = false
     private var retryAt: Int64 = 0
     /// Why toast-notify must stop (toastd itself on the bus), once known.
     private var fatal: Refusal?
@@ -84,6 +88,7 @@ public final class NotifyMirror {
             // where poll cannot see them: process until it has nothing left.
             if let bus {
                 try? bus.processAll()
+                if let fatal { throw fatal }
                 if !bus.isOpen {
                     lost("the session bus closed the connection")
                     continue
@@ -163,12 +168,18 @@ public final class NotifyMirror {
             throw Refusal(description: "the notification server on this bus is toastd itself; toast-notify mirrors toastd onto another server")
         }
         server = information.sender
+        readsMarkup = (try? client.capabilities())?.contains("body-markup") ?? false
         // Servers such as dunst send their signals to the notification's
         // sender only, from their unique name: match on the object, then
         // check the sender against the server's unique name (`signal`).
         try client.bus.onSignal(path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications") {
             [unowned self] message in signal(message)
         }
+        // A notifier that restarts (mako, dunst) owns the name anew, under a
+        // new unique name and numbering from 1: its old ids mean nothing.
+        try client.bus.onSignal(
+            sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged"
+        ) { [unowned self] message in ownerChanged(message) }
         self.client = client
         backoff = SubscriptionStateMachine.firstBackoff
         log("showing toasts on \(information.name)")
@@ -190,6 +201,37 @@ public final class NotifyMirror {
         toastdRetryAt = 0
         retryAt = monotonicMilliseconds() + backoff
         backoff = min(SubscriptionStateMachine.maxBackoff, backoff * 2)
+    }
+
+    /// `NameOwnerChanged` for the notifications name: forget the old
+    /// owner's ids, take signals from the new one only, and show toastd's
+    /// live toasts again on it (a fresh snapshot).
+    private func ownerChanged(_ message: BusMessage) {
+        guard let name = try? message.readString(), name == NotificationServer.busName,
+            (try? message.readString()) != nil, let owner = try? message.readString()
+        else { return }
+        notifierID = [:]
+        toastID = [:]
+        closing = []
+        guard !owner.isEmpty else {
+            server = nil
+            log("the notification server left the bus; waiting for the next")
+            return
+        }
+        server = owner
+        if let client, let information = try? client.serverInformation() {
+            if information.name == "toastd" {
+                fatal = Refusal(description: "the notification server on this bus is now toastd itself; toast-notify stops")
+                return
+            }
+            readsMarkup = (try? client.capabilities())?.contains("body-markup") ?? false
+            log("\(information.name) took the notifications name; showing toasts on it again")
+        }
+        // Resync: the subscription starts over, and its snapshot shows what is live.
+        subscription = nil
+        machine = SubscriptionStateMachine(filter: EventFilter(scene: configuration.scene))
+        toastdWaiting = false
+        toastdRetryAt = 0
     }
 
     // MARK: - toastd → the notifier
@@ -237,7 +279,7 @@ public final class NotifyMirror {
         let id = Int64(record.id)
         let replaces = notifierID[id] ?? 0
         do {
-            let shown = try client.notify(Self.notification(for: record, replacing: replaces, time: time))
+            let shown = try client.notify(Self.notification(for: record, replacing: replaces, time: time, markup: readsMarkup))
             if shown != 0 {
                 if replaces != 0 && replaces != shown { toastID[replaces] = nil }
                 notifierID[id] = shown
@@ -249,21 +291,46 @@ public final class NotifyMirror {
     }
 
     /// A toast as the notifier shows it: its title as the summary (else its
-    /// message), its role as the urgency, its progress as `value`. toastd
-    /// ends the toast itself and closes it; the expiry only matters if
-    /// toast-notify is gone by then.
-    static func notification(for record: ToastRecord, replacing replaces: UInt32, time: Int64?) -> Notification {
+    /// message), its source as the app, its role and level as the urgency
+    /// (failure, or a level of 80 or more, is critical; plain is low), its
+    /// progress as `value`, its reuse id as the stack tag, its category and
+    /// image as theirs. Text goes escaped to a server that reads markup
+    /// (`markup`), so a toast's `<b>` is drawn as written. toastd ends the
+    /// toast itself and closes it; the expiry only matters if toast-notify
+    /// is gone by then.
+    static func notification(for record: ToastRecord, replacing replaces: UInt32, time: Int64?, markup: Bool = false) -> Notification {
         let toast = record.toast
+        func text(_ plain: String) -> String { markup ? NotificationMapping.escape(plain) : plain }
         var hints = Notification.Hints()
-        hints.urgency = toast.role == .failure ? 2 : toast.role == .plain ? 0 : 1
+        hints.urgency = urgency(of: toast).level
         if case .fraction(let fraction) = toast.progress { hints.value = Int32((fraction * 100).rounded()) }
-        let actions = toast.actions.flatMap { [$0.id, $0.label] }
+        hints.stackTag = toast.reuseID
+        hints.category = toast.category
+        hints.desktopEntry = toast.desktopEntry
+        hints.soundName = toast.soundName
+        switch toast.image {
+        case .path(let path)?: hints.imagePath = path
+        case .pixels?: hints.image = toast.image
+        case nil: break
+        }
+        hints.resident = toast.resident
+        hints.transient = toast.transient
+        let actions = toast.actions.flatMap { [$0.id, $0.id == "default" ? "" : $0.label] }
         var timeout: Int32 = 0
         if let expires = record.expiresAt, let time { timeout = Int32(clamping: max(1, expires - time)) }
         return Notification(
-            appName: "toastd", replacesID: replaces, appIcon: toast.icon ?? "", summary: toast.title ?? toast.message,
-            body: toast.title == nil ? "" : toast.message, actions: actions, hints: hints, expireTimeout: timeout
+            appName: toast.source ?? "toastd", replacesID: replaces, appIcon: toast.icon ?? "",
+            summary: toast.title ?? toast.message, body: toast.title == nil ? "" : text(toast.message), actions: actions,
+            hints: hints, expireTimeout: timeout
         )
+    }
+
+    /// The urgency a toast asks for: its own (from the bus), else from its
+    /// role and level.
+    static func urgency(of toast: Toast) -> ToastUrgency {
+        if let urgency = toast.urgency { return urgency }
+        if toast.role == .failure || (toast.level ?? 0) >= 80 { return .critical }
+        return toast.role == .plain ? .low : .normal
     }
 
     private func close(_ id: Int64) {

@@ -15,7 +15,7 @@ struct ToastNotifyTests {
     final class Desktop {
         let session: FreedesktopBridgeTests.Bus
         let xvfb: pid_t
-        let dunst: pid_t
+        var dunst: pid_t
         let display: String
 
         init() throws {
@@ -45,6 +45,14 @@ struct ToastNotifyTests {
         func count() throws -> Int? {
             let outcome = try DaemonFixture.run("/usr/bin/dunstctl", ["count", "displayed"], environment: ["DBUS_SESSION_BUS_ADDRESS": session.address])
             return outcome.status == 0 ? Int(outcome.stdout) : nil
+        }
+
+        /// Kills dunst and starts a new one on the same bus and display.
+        func restartDunst() throws {
+            kill(dunst, SIGKILL)
+            DaemonFixture.wait(dunst)
+            dunst = try DaemonFixture.spawn("/usr/bin/dunst", [], environment: ["DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": session.address])
+            for _ in 0..<200 where try count() == nil { usleep(20_000) }
         }
 
         func dunstctl(_ arguments: String...) throws -> DaemonFixture.Outcome {
@@ -106,6 +114,50 @@ struct ToastNotifyTests {
         #expect(try desktop.dunstctl("action", "0").status == 0)
         #expect(try desktop.wait { try Self.history(daemon).contains { $0["reason"] == "action" } })
         #expect(try desktop.wait { try desktop.count() == 0 })
+    }
+
+    /// The notifier restarts under toast-notify (a new owner of the name,
+    /// numbering from 1 again): the toast is shown again on the new one,
+    /// a later dismiss in toastd closes that notification and nothing else,
+    /// and what a person does there reaches toastd. Text reaches a notifier
+    /// that reads markup escaped: a toast's `<b>` is not drawn bold.
+    @Test(.enabled(if: available)) func aNotifierRestartIsFollowed() throws {
+        let desktop = try Desktop()
+        let daemon = try DaemonFixture()
+        let mirror = try DaemonFixture.spawn(
+            DaemonFixture.binaryDirectory.appending(path: "toast-notify").path, [],
+            environment: ["DBUS_SESSION_BUS_ADDRESS": desktop.session.address, "TOASTD_SOCKET": daemon.socket],
+            stderr: daemon.directory.appending(path: "notify.log").path
+        )
+        defer {
+            kill(mirror, SIGTERM)
+            DaemonFixture.wait(mirror)
+        }
+        usleep(500_000)
+        let id = try daemon.toastctl("add", "<b>not bold</b> & done", "--title", "CI", "--duration", "indefinite").stdout
+        #expect(try desktop.wait { try desktop.count() == 1 })
+        try desktop.restartDunst()
+        #expect(try desktop.wait { try desktop.count() == 1 }, "shown again on the new notifier")
+        // The new dunst's own notification, shown beside the toast.
+        #expect(try DaemonFixture.run("/usr/bin/notify-send", ["-t", "0", "someone else's"], environment: ["DBUS_SESSION_BUS_ADDRESS": desktop.session.address]).status == 0)
+        #expect(try desktop.wait { try desktop.count() == 2 })
+        #expect(try daemon.toastctl("dismiss", id).status == 0)
+        #expect(try desktop.wait { try desktop.count() == 1 }, "the toast's notification closed, the other kept")
+        // dunst keeps the body as it came: escaped, so drawn as written.
+        let history = try JSONValue.parse(try desktop.dunstctl("history").stdout)
+        guard case .array(let pages)? = history["data"], case .array(let entries)? = pages.first else {
+            Issue.record("no dunst history")
+            return
+        }
+        let bodies = entries.compactMap { $0["body"]?["data"]?.stringValue }
+        #expect(bodies.contains("&lt;b&gt;not bold&lt;/b&gt; &amp; done"), "\(bodies)")
+        // An action on the new notifier reaches toastd.
+        #expect(try daemon.toastctl("add", "Deploy?", "--action", "go:Go", "--duration", "indefinite").status == 0)
+        #expect(try desktop.wait { try desktop.count() == 2 })
+        #expect(try desktop.dunstctl("close-all").status == 0)
+        #expect(try desktop.wait { try Self.history(daemon).contains { $0["reason"] == "user" && $0["toast"]?["message"] == "Deploy?" } })
+        let log = (try? String(contentsOf: daemon.directory.appending(path: "notify.log"), encoding: .utf8)) ?? ""
+        #expect(log.contains("took the notifications name"), "\(log)")
     }
 
     /// toastd restarts under it (a watchdog restart): toast-notify resumes

@@ -34,3 +34,50 @@ struct NotificationForToastTests {
         #expect(forever.expireTimeout == 0, "no expiry: the notifier keeps it until toastd closes it")
     }
 }
+
+@Suite("toast-notify: what a notifier is told about a toast")
+struct NotifierHintsTests {
+    static func record(_ toast: Toast) -> ToastRecord { NotificationForToastTests.record(toast) }
+
+    @Test("the source is the app; role and level give the urgency, failure critical; a bus toast keeps its own")
+    func appAndUrgency() {
+        var toast = Toast(message: "m", role: .failure, source: "backup")
+        let failure = NotifyMirror.notification(for: Self.record(toast), replacing: 0, time: nil)
+        #expect(failure.appName == "backup")
+        #expect(failure.hints.urgency == 2)
+        toast.role = .plain
+        #expect(NotifyMirror.notification(for: Self.record(toast), replacing: 0, time: nil).hints.urgency == 0)
+        toast.role = .warning
+        #expect(NotifyMirror.notification(for: Self.record(toast), replacing: 0, time: nil).hints.urgency == 1)
+        toast.level = 90
+        #expect(NotifyMirror.notification(for: Self.record(toast), replacing: 0, time: nil).hints.urgency == 2, "a must-see level")
+        toast.urgency = .low
+        #expect(NotifyMirror.notification(for: Self.record(toast), replacing: 0, time: nil).hints.urgency == 0)
+        #expect(NotifyMirror.notification(for: Self.record(Toast(message: "m")), replacing: 0, time: nil).appName == "toastd")
+    }
+
+    @Test("text is escaped for a server that reads markup, and only then")
+    func escaping() {
+        let toast = Toast(message: "<b>not bold</b> & <span size='xx-large'>big</span>", title: "a <i> title")
+        let plain = NotifyMirror.notification(for: Self.record(toast), replacing: 0, time: nil, markup: false)
+        #expect(plain.body == toast.message)
+        let escaped = NotifyMirror.notification(for: Self.record(toast), replacing: 0, time: nil, markup: true)
+        #expect(escaped.body == "&lt;b&gt;not bold&lt;/b&gt; &amp; &lt;span size=&apos;xx-large&apos;&gt;big&lt;/span&gt;")
+        #expect(escaped.summary == "a <i> title", "the summary is plain text in the spec")
+    }
+
+    @Test("the reuse id is the stack tag; category and image go along; default is the body's click")
+    func hints() {
+        var toast = Toast(message: "Volume 40%", reuseID: "volume")
+        toast.category = "device"
+        toast.image = .path("/usr/share/icons/v.png")
+        toast.actions = [ToastAction(id: "default", label: "default"), ToastAction(id: "mute", label: "Mute")]
+        let notification = NotifyMirror.notification(for: Self.record(toast), replacing: 0, time: nil)
+        #expect(notification.hints.stackTag == "volume")
+        #expect(notification.hints.category == "device")
+        #expect(notification.hints.imagePath == "/usr/share/icons/v.png")
+        #expect(notification.actions == ["default", "", "mute", "Mute"])
+        toast.image = .pixels(width: 1, height: 1, rgba: [1, 2, 3, 4])
+        #expect(NotifyMirror.notification(for: Self.record(toast), replacing: 0, time: nil).hints.image == toast.image)
+    }
+}
