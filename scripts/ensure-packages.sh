@@ -18,6 +18,11 @@ ensure_packages() {
                 command -v dbus-daemon >/dev/null || missing+=(dbus-daemon)
                 command -v notify-send >/dev/null || missing+=(libnotify-bin)
                 command -v gdbus >/dev/null || missing+=(libglib2.0-bin)
+                # Real clients of the bridge: a libnotify C program built in
+                # the tests, and dbus-python.
+                pkg-config --exists libnotify 2>/dev/null || missing+=(libnotify-dev)
+                command -v cc >/dev/null || missing+=(gcc libc6-dev)
+                /usr/bin/python3 -c "import dbus" 2>/dev/null || missing+=(python3-dbus)
                 # toast-notify's test: a real dunst under Xvfb.
                 command -v dunst >/dev/null || missing+=(dunst)
                 command -v Xvfb >/dev/null || missing+=(xvfb xauth) ;;
