@@ -23,6 +23,7 @@ ensure_packages() {
                 pkg-config --exists libnotify 2>/dev/null || missing+=(libnotify-dev)
                 command -v cc >/dev/null || missing+=(gcc libc6-dev)
                 /usr/bin/python3 -c "import dbus" 2>/dev/null || missing+=(python3-dbus)
+                /usr/bin/python3 -c "from gi.repository import Gio" 2>/dev/null || missing+=(python3-gi gir1.2-glib-2.0)
                 # toast-notify's test: a real dunst under Xvfb.
                 command -v dunst >/dev/null || missing+=(dunst)
                 command -v Xvfb >/dev/null || missing+=(xvfb xauth) ;;

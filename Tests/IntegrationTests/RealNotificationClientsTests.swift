@@ -214,6 +214,38 @@ struct RealNotificationClientsTests {
         #expect(plain["scene"] == "default" && plain["level"] == nil && plain["alignment"] != "center")
     }
 
+    static let hasGObject = (try? DaemonFixture.run(python, ["-c", "from gi.repository import Gio"]).status) == 0
+
+    /// GLib's GNotification speaks freedesktop when nothing owns
+    /// org.gtk.Notifications: `default` with an empty label, the app id as
+    /// `desktop-entry`. The default is the body's click (no button), and
+    /// invoking it activates the app's action.
+    @Test(.enabled(if: available && hasGObject))
+    func gNotificationsDefaultIsTheBodysClick() throws {
+        let session = try Session()
+        let output = session.daemon.directory.appending(path: "gnotification.out").path
+        let client = try DaemonFixture.spawn(
+            Self.python, [Self.clients.appending(path: "gnotification_client.py").path, "org.example.Builder", "5"],
+            environment: session.environment, stdout: output
+        )
+        var toast: JSONValue?
+        for _ in 0..<500 where toast == nil {
+            let list = try session.daemon.connect().request(["op": "list"], timeout: 5_000)
+            if case .array(let toasts)? = list["result"]?["toasts"] { toast = toasts.first { $0["title"] == "Build finished" } }
+            usleep(10_000)
+        }
+        let found = try #require(toast)
+        #expect(found["desktopEntry"] == "org.example.Builder")
+        guard case .array(let actions)? = found["actions"] else { Issue.record("no actions"); return }
+        #expect(actions.map { $0["id"]?.stringValue } == ["default", "app.snooze"])
+        #expect(actions.last?["label"] == "Snooze")
+        let id = try #require(found["id"]?.intValue)
+        #expect(try session.daemon.toastctl("invoke", "\(id)").status == 0, "toastctl invoke ID: the default")
+        _ = DaemonFixture.wait(client)
+        let printed = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        #expect(printed.contains("activated open"), "\(printed)")
+    }
+
     @Test(.enabled(if: available))
     func theCapabilitiesAreWhatIsImplemented() throws {
         let session = try Session()
