@@ -13,6 +13,11 @@ source scripts/ensure-packages.sh
 ensure_packages build tests
 # protocol/validate.py checks the protocol files against their JSON Schemas.
 python3 -c "import jsonschema, referencing" 2>/dev/null || python3 -m pip install -q jsonschema
+# Clients of the freedesktop bridge from PyPI, for the conformance tests
+# (beside the system's dbus-python, which notify2 uses).
+[ -e .build/pyclients/notify2.py ] && [ -d .build/pyclients/desktop_notifier ] \
+    || /usr/bin/python3 -m pip install -q --disable-pip-version-check --target .build/pyclients notify2 desktop-notifier 2>/dev/null \
+    || echo "note: notify2 and desktop-notifier could not be installed; their test is skipped" >&2
 
 swift build --build-tests
 swift test --skip-build "$@"

@@ -246,6 +246,40 @@ struct RealNotificationClientsTests {
         #expect(printed.contains("activated open"), "\(printed)")
     }
 
+    /// notify2 and desktop-notifier from PyPI (scripts/test.sh installs
+    /// them into .build/pyclients; without them, this test is skipped).
+    static let pypi = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appending(path: ".build/pyclients").path
+    static let hasPyPIClients = FileManager.default.fileExists(atPath: pypi + "/notify2.py")
+        && FileManager.default.fileExists(atPath: pypi + "/desktop_notifier")
+
+    @Test(.enabled(if: available && hasPyPIClients))
+    func notify2AndDesktopNotifier() throws {
+        let session = try Session()
+        func run(_ arguments: String...) throws -> DaemonFixture.Outcome {
+            try DaemonFixture.run(
+                Self.python, [Self.clients.appending(path: "pypi_clients.py").path] + arguments,
+                environment: session.environment.merging(["PYTHONPATH": Self.pypi]) { $1 }
+            )
+        }
+        // notify2 shows with an action, then closes it on its own connection.
+        let shown = try run("notify2", "Upload failed")
+        #expect(shown.status == 0, "\(shown.stderr)")
+        usleep(100_000)
+        #expect(try session.toast(shown.stdout) == nil, "its own close closed it")
+        let again = try run("notify2", "Upload failed")
+        #expect(again.stdout != shown.stdout, "an id of its own")
+        // desktop-notifier: a button and an on-click, which is `default`.
+        let sent = try run("desktop-notifier", "Report ready")
+        #expect(sent.status == 0, "\(sent.stderr)")
+        let list = try session.daemon.connect().request(["op": "list"], timeout: 5_000)
+        guard case .array(let toasts)? = list["result"]?["toasts"] else { Issue.record("no list"); return }
+        let toast = try #require(toasts.first { $0["title"] == "Report ready" })
+        guard case .array(let actions)? = toast["actions"] else { Issue.record("no actions"); return }
+        #expect(actions.contains { $0["id"] == "default" }, "the on-click is the body's click")
+        #expect(actions.contains { $0["label"] == "Open" })
+    }
+
     @Test(.enabled(if: available))
     func theCapabilitiesAreWhatIsImplemented() throws {
         let session = try Session()
