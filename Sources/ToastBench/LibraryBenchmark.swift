@@ -85,7 +85,7 @@ public enum LibraryBenchmark {
     /// The differential test's random patterns and texts (the same
     /// generator as ToastRegexTests), each engine against glibc.
     public static func regexAgreement(patterns: Int) -> Agreement {
-        var generator = PatternGenerator(state: 42)
+        var generator = RandomPatterns(state: 42)
         var agreement = Agreement()
         for _ in 0..<patterns {
             let pattern = generator.anchoredPattern()
@@ -109,46 +109,6 @@ public enum LibraryBenchmark {
             }
         }
         return agreement
-    }
-
-    /// Random ERE patterns over a small alphabet (ToastRegexTests' generator).
-    struct PatternGenerator {
-        var state: UInt64
-
-        mutating func next(_ bound: Int) -> Int {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return Int((state >> 33) % UInt64(bound))
-        }
-
-        mutating func pattern(depth: Int = 0) -> String {
-            var result = ""
-            for _ in 0..<(1 + next(3)) {
-                var atom: String
-                switch next(depth > 2 ? 5 : 8) {
-                case 0, 1, 2: atom = ["a", "b", "c"][next(3)]
-                case 3: atom = "."
-                case 4: atom = ["[ab]", "[^a]", "[a-c]", "[[:alpha:]]", "[^bc!]"][next(5)]
-                default: atom = "(" + pattern(depth: depth + 1) + (next(2) == 0 ? "|" + pattern(depth: depth + 1) : "") + ")"
-                }
-                switch next(8) {
-                case 0: atom += "*"
-                case 1: atom += "+"
-                case 2: atom += "?"
-                case 3: atom += ["{2}", "{1,3}", "{0,}", "{2,4}"][next(4)]
-                default: break
-                }
-                result += atom
-            }
-            return result
-        }
-
-        mutating func anchoredPattern() -> String {
-            (next(3) == 0 ? "^" : "") + pattern() + (next(3) == 0 ? "$" : "")
-        }
-
-        mutating func text() -> String {
-            String((0..<next(12)).map { _ in ["a", "b", "c", "!"][next(4)] })
-        }
     }
 
     // MARK: - Widths
@@ -242,7 +202,7 @@ extension LibraryBenchmark {
     /// taken in order, a third gone stale first; ids queued, a third removed
     /// elsewhere, the rest taken in order.
     public static func structures(count: Int, rounds: Int) -> [StructureRow] {
-        var generator = PatternGenerator(state: 7)
+        var generator = RandomPatterns(state: 7)
         let deadlines = (0..<count).map { DeadlineHeap.Entry(deadline: Int64($0 * 10 + generator.next(5_000)), id: ToastID($0 + 1)) }
         let stale = Set(deadlines.indices.filter { $0 % 3 == 0 }.map { ToastID($0 + 1) })
         var taken = 0

@@ -76,6 +76,20 @@ struct ToastNotifyTests {
         }
     }
 
+    /// toast-notify between `daemon` and the desktop's notifier; its log in `notify.log`.
+    static func mirror(_ desktop: Desktop, _ daemon: DaemonFixture) throws -> pid_t {
+        try DaemonFixture.spawn(
+            DaemonFixture.binaryDirectory.appending(path: "toast-notify").path, [],
+            environment: ["DBUS_SESSION_BUS_ADDRESS": desktop.session.address, "TOASTD_SOCKET": daemon.socket],
+            stderr: daemon.directory.appending(path: "notify.log").path
+        )
+    }
+
+    static func stop(_ mirror: pid_t) {
+        kill(mirror, SIGTERM)
+        DaemonFixture.wait(mirror)
+    }
+
     static func history(_ daemon: DaemonFixture) throws -> [JSONValue] {
         guard case .array(let entries)? = try daemon.connect().request(["op": "history"], timeout: 5_000)["result"]?["entries"] else { return [] }
         return entries
@@ -84,15 +98,8 @@ struct ToastNotifyTests {
     @Test(.enabled(if: available)) func toastsAppearInDunstAndWhatAPersonDoesThereReachesToastd() throws {
         let desktop = try Desktop()
         let daemon = try DaemonFixture()
-        let mirror = try DaemonFixture.spawn(
-            DaemonFixture.binaryDirectory.appending(path: "toast-notify").path, [],
-            environment: ["DBUS_SESSION_BUS_ADDRESS": desktop.session.address, "TOASTD_SOCKET": daemon.socket],
-            stderr: daemon.directory.appending(path: "notify.log").path
-        )
-        defer {
-            kill(mirror, SIGTERM)
-            DaemonFixture.wait(mirror)
-        }
+        let mirror = try Self.mirror(desktop, daemon)
+        defer { Self.stop(mirror) }
         usleep(500_000)
         #expect(try daemon.toastctl("add", "Build finished", "--title", "CI", "--duration", "indefinite").status == 0)
         #expect(try desktop.wait { try desktop.count() == 1 })
@@ -124,15 +131,8 @@ struct ToastNotifyTests {
     @Test(.enabled(if: available)) func aNotifierRestartIsFollowed() throws {
         let desktop = try Desktop()
         let daemon = try DaemonFixture()
-        let mirror = try DaemonFixture.spawn(
-            DaemonFixture.binaryDirectory.appending(path: "toast-notify").path, [],
-            environment: ["DBUS_SESSION_BUS_ADDRESS": desktop.session.address, "TOASTD_SOCKET": daemon.socket],
-            stderr: daemon.directory.appending(path: "notify.log").path
-        )
-        defer {
-            kill(mirror, SIGTERM)
-            DaemonFixture.wait(mirror)
-        }
+        let mirror = try Self.mirror(desktop, daemon)
+        defer { Self.stop(mirror) }
         usleep(500_000)
         let id = try daemon.toastctl("add", "<b>not bold</b> & done", "--title", "CI", "--duration", "indefinite").stdout
         #expect(try desktop.wait { try desktop.count() == 1 })
