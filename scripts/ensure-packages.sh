@@ -26,7 +26,10 @@ ensure_packages() {
                 /usr/bin/python3 -c "from gi.repository import Gio" 2>/dev/null || missing+=(python3-gi gir1.2-glib-2.0)
                 # toast-notify's test: a real dunst under Xvfb.
                 command -v dunst >/dev/null || missing+=(dunst)
-                command -v Xvfb >/dev/null || missing+=(xvfb xauth) ;;
+                command -v Xvfb >/dev/null || missing+=(xvfb xauth)
+                # toast-notify's test with mako: a headless sway.
+                command -v sway >/dev/null || missing+=(sway)
+                command -v mako >/dev/null || missing+=(mako-notifier) ;;
             bench)
                 command -v cc >/dev/null || missing+=(gcc libc6-dev)
                 command -v socat >/dev/null || missing+=(socat) ;;
