@@ -48,7 +48,7 @@ public struct KeyDecoder: Sendable {
             case UInt8(ascii: "q"), 0x03, 0x04: keys.append(.quit)  // q, Ctrl-C, Ctrl-D
             case 0x0C: keys.append(.redraw)  // Ctrl-L
             case 0x0D, 0x0A: keys.append(.activate)  // Enter
-            case UInt8(ascii: "1")...UInt8(ascii: "3"): keys.append(.action(Int(byte - UInt8(ascii: "0"))))
+            case UInt8(ascii: "1")...UInt8(ascii: "9"): keys.append(.action(Int(byte - UInt8(ascii: "0"))))
             default: break
             }
             index += 1

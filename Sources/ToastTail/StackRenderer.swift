@@ -128,8 +128,8 @@ public enum StackRenderer {
             right = Span(notice.text, Style(color: .yellow))
         } else if options.interactive {
             let used = spans.reduce(0) { $0 + DisplayWidth.of($1.text) }
-            let full = "↑↓ select  d dismiss  1-3 act  c clear  p pause  q quit"
-            right = Span(columns - used - 2 >= DisplayWidth.of(full) ? full : "↑↓ d 1-3 c p q", Style(dim: true))
+            let full = "↑↓ select  d dismiss  1-9 act  c clear  p pause  q quit"
+            right = Span(columns - used - 2 >= DisplayWidth.of(full) ? full : "↑↓ d 1-9 c p q", Style(dim: true))
         }
         var line = ScreenLine()
         var used = 0
