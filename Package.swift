@@ -1,6 +1,20 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// The include directories of cairo, pango and glib (what `pkg-config
+/// --cflags pangocairo` says on Debian, without its -pthread).
+let multiarch: String = {
+    #if arch(arm64)
+    return "aarch64-linux-gnu"
+    #else
+    return "x86_64-linux-gnu"
+    #endif
+}()
+let pangoCairoIncludes = [
+    "/usr/include/pango-1.0", "/usr/include/cairo", "/usr/include/glib-2.0", "/usr/lib/\(multiarch)/glib-2.0/include",
+    "/usr/include/harfbuzz", "/usr/include/freetype2",
+].map { "-I" + $0 }
+
 let package = Package(
     name: "toastd-suite",
     platforms: [.macOS(.v15)],
@@ -14,6 +28,7 @@ let package = Package(
         .executable(name: "toastctl", targets: ["toastctl"]),
         .executable(name: "toast-tail", targets: ["toast-tail"]),
         .executable(name: "toast-notify", targets: ["toast-notify"]),
+        .executable(name: "toast-overlay", targets: ["toast-overlay"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -76,6 +91,19 @@ let package = Package(
         // utf8proc (Debian libutf8proc-dev): the terminal width of a character, for toast-tail.
         // (No pkgConfig: its .pc file passes -DUTF8PROC_EXPORTS, which SwiftPM warns about; the header is in /usr/include.)
         .systemLibrary(name: "CUtf8proc", providers: [.apt(["libutf8proc-dev"])]),
+        // toast-overlay's drawing: Wayland layer-shell surfaces, cairo and pango
+        // (measured against GTK 3: bench/overlay/measure.sh, docs/BENCHMARKS.md).
+        // (Debian: libwayland-dev, libpango1.0-dev, libcairo2-dev. Their
+        // include paths by hand: pangocairo's pkg-config file passes
+        // -pthread, which SwiftPM warns about in a pkgConfig target.)
+        .target(
+            name: "COverlay",
+            cSettings: [.unsafeFlags(pangoCairoIncludes)],
+            linkerSettings: ["wayland-client", "pangocairo-1.0", "pango-1.0", "cairo", "gobject-2.0", "glib-2.0"].map { .linkedLibrary($0) }
+        ),
+        // toast-overlay: follows toastd's stream and draws its stacks.
+        .target(name: "ToastOverlay", dependencies: ["COverlay", "ToastKit", "ToastSystem"]),
+        .executableTarget(name: "toast-overlay", dependencies: ["ToastOverlay", "ToastKit", "CommandLineSupport"]),
         // glibc's malloc_trim, which Swift's Glibc module does not export.
         .target(name: "CHeapTrim"),
         // The daemon: the socket server on swift-nio around the core.

@@ -8,6 +8,9 @@ ensure_packages() {
                 pkg-config --exists libsystemd 2>/dev/null || missing+=(libsystemd-dev pkg-config)
                 [ -e /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
                 [ -e /usr/include/utf8proc.h ] || missing+=(libutf8proc-dev)
+                # toast-overlay draws with wayland-client, cairo and pango.
+                [ -e /usr/include/wayland-client.h ] || missing+=(libwayland-dev)
+                [ -e /usr/include/pango-1.0/pango/pangocairo.h ] || missing+=(libpango1.0-dev libcairo2-dev)
                 # RE2, measured against the rules' matcher by toast-bench (built with the rest).
                 [ -e /usr/include/re2/re2.h ] || missing+=(libre2-dev g++) ;;
             tests)
@@ -29,7 +32,9 @@ ensure_packages() {
                 command -v Xvfb >/dev/null || missing+=(xvfb xauth)
                 # toast-notify's test with mako: a headless sway.
                 command -v sway >/dev/null || missing+=(sway)
-                command -v mako >/dev/null || missing+=(mako-notifier) ;;
+                command -v mako >/dev/null || missing+=(mako-notifier)
+                # toast-overlay's screenshots.
+                command -v grim >/dev/null || missing+=(grim) ;;
             bench)
                 command -v cc >/dev/null || missing+=(gcc libc6-dev)
                 command -v socat >/dev/null || missing+=(socat) ;;
