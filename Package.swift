@@ -103,7 +103,10 @@ let package = Package(
         ),
         // toast-overlay: follows toastd's stream and draws its stacks.
         .target(name: "ToastOverlay", dependencies: ["COverlay", "ToastKit", "ToastSystem"]),
-        .executableTarget(name: "toast-overlay", dependencies: ["ToastOverlay", "ToastKit", "CommandLineSupport"]),
+        .executableTarget(
+            name: "toast-overlay",
+            dependencies: ["ToastOverlay", "ToastKit", "CommandLineSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         // glibc's malloc_trim, which Swift's Glibc module does not export.
         .target(name: "CHeapTrim"),
         // The daemon: the socket server on swift-nio around the core.

@@ -28,7 +28,7 @@ if [ -z "$BIN_DIR" ]; then
     source scripts/build-release.sh
     ensure_packages build
     build_release --product toastd
-    for product in toast-tail toast-notify; do
+    for product in toast-tail toast-notify toast-overlay; do
         quiet_build -c release --product "$product"
     done
     BIN_DIR="$RELEASE_BIN"
@@ -41,13 +41,13 @@ UNITS="${XDG_CONFIG_HOME:-$HOME/.config}/systemd/user"
 install -d -m 755 "$PREFIX/bin" "$UNITS" "$PREFIX/share/doc/toastd" "$PREFIX/share/man/man1" \
     "$PREFIX/share/bash-completion/completions" "$PREFIX/share/zsh/site-functions" \
     "${XDG_CONFIG_HOME:-$HOME/.config}/fish/completions"
-for tool in toast-tail toast-notify; do
+for tool in toast-tail toast-notify toast-overlay; do
     install -m 755 "$BIN_DIR/$tool" "$PREFIX/bin/$tool"
 done
 install -m 755 "${TOASTD:-$BIN_DIR/toastd}" "$PREFIX/bin/toastd"
 install -m 755 "${TOASTCTL:-$BIN_DIR/toastctl}" "$PREFIX/bin/toastctl"
 # The units name %h/.local/bin/toastd, which is where it just went.
-install -m 644 systemd/toastd.socket systemd/toastd.service systemd/toast-notify.service "$UNITS/"
+install -m 644 systemd/toastd.socket systemd/toastd.service systemd/toast-notify.service systemd/toast-overlay.service "$UNITS/"
 install -m 644 README.md "$PREFIX/share/doc/toastd/README.md"
 install -m 644 docs/man/*.1 "$PREFIX/share/man/man1/"
 if ((freedesktop)); then
@@ -55,8 +55,14 @@ if ((freedesktop)); then
     install -m 644 systemd/toastd-freedesktop.conf "$UNITS/toastd.service.d/freedesktop.conf"
     install -m 644 systemd/org.freedesktop.Notifications.service "${XDG_DATA_HOME:-$HOME/.local/share}/dbus-1/services/"
     echo "toastd will own org.freedesktop.Notifications. Stop the previous notification daemon (dunst, mako, ...) first."
+    # toastd draws them too: the overlay starts with the graphical session.
+    if systemctl --user enable toast-overlay.service >/dev/null 2>&1; then
+        echo "toast-overlay is enabled: it draws the toasts on screen from the next graphical session (or: systemctl --user start toast-overlay)."
+    else
+        echo "enable the overlay with: systemctl --user enable --now toast-overlay.service"
+    fi
 fi
-for tool in toastd toastctl toast-tail toast-notify; do
+for tool in toastd toastctl toast-tail toast-notify toast-overlay; do
     "$PREFIX/bin/$tool" --generate-completion-script bash >"$PREFIX/share/bash-completion/completions/$tool"
     "$PREFIX/bin/$tool" --generate-completion-script zsh >"$PREFIX/share/zsh/site-functions/_$tool"
     "$PREFIX/bin/$tool" --generate-completion-script fish >"${XDG_CONFIG_HOME:-$HOME/.config}/fish/completions/$tool.fish"

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift package generate-manual >/dev/null
-for tool in toastd toastctl toast-tail toast-notify; do
+for tool in toastd toastctl toast-tail toast-notify toast-overlay; do
     install -m 644 ".build/plugins/GenerateManual/outputs/$tool/$tool.1" "docs/man/$tool.1"
 done
 echo "docs/man: $(ls docs/man | tr '\n' ' ')"

@@ -20,14 +20,14 @@ DATA="${XDG_DATA_HOME:-$HOME/.local/share}"
 UNITS="$CONFIG/systemd/user"
 
 if systemctl --user show-environment >/dev/null 2>&1; then
-    systemctl --user disable --now toastd.socket toastd.service toast-notify.service >/dev/null 2>&1 || true
+    systemctl --user disable --now toastd.socket toastd.service toast-notify.service toast-overlay.service >/dev/null 2>&1 || true
 fi
-for tool in toastd toastctl toast-tail toast-notify; do
+for tool in toastd toastctl toast-tail toast-notify toast-overlay; do
     rm -f "$PREFIX/bin/$tool" "$PREFIX/share/man/man1/$tool.1" \
         "$PREFIX/share/bash-completion/completions/$tool" "$PREFIX/share/zsh/site-functions/_$tool" \
         "$CONFIG/fish/completions/$tool.fish"
 done
-rm -f "$UNITS/toastd.socket" "$UNITS/toastd.service" "$UNITS/toast-notify.service" \
+rm -f "$UNITS/toastd.socket" "$UNITS/toastd.service" "$UNITS/toast-notify.service" "$UNITS/toast-overlay.service" \
     "$UNITS/toastd.service.d/freedesktop.conf" "$DATA/dbus-1/services/org.freedesktop.Notifications.service"
 rmdir "$UNITS/toastd.service.d" 2>/dev/null || true
 rm -rf "$PREFIX/share/doc/toastd"

@@ -1,25 +1,36 @@
+import ArgumentParser
 import CommandLineSupport
 import ToastKit
 import ToastOverlay
+import ToastProtocol
 
-#if canImport(Glibc)
-import Glibc
-#endif
+/// toast-overlay: toastd's toasts drawn on screen.
+struct ToastOverlayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "toast-overlay",
+        abstract: "Draw toastd's toasts on screen (a Wayland compositor with layer-shell: sway, Hyprland, river, KDE).",
+        discussion: """
+            The scene's stacks as toastd shows them: the top stack from the top edge, the HUD in the \
+            middle, the bottom stack from the bottom edge, each card in its role's colour. It decides \
+            nothing itself (no queue, no expiry), resumes when toastd restarts, and exits with status 1 \
+            when the compositor goes away, for systemd to restart it. Exit status: 2 usage error.
+            """,
+        version: ProtocolInfo.toolVersion
+    )
 
-// toast-overlay [--scene SCENE]: draws toastd's toasts on screen (Wayland
-// layer-shell). Exits 1 when the compositor goes away, for systemd to restart it.
-var scene = "default"
-var arguments = CommandLine.arguments.dropFirst()
-while let argument = arguments.popFirst() {
-    if argument == "--scene", let value = arguments.popFirst() { scene = value } else {
-        printError("usage: toast-overlay [--scene SCENE]")
-        exit(2)
+    @Option(help: "The toastd socket (default: $TOASTD_SOCKET, else $XDG_RUNTIME_DIR/toastd.sock, else /tmp/toastd-$UID/toastd.sock).")
+    var socket: String?
+    @Option(help: "The scene to draw.") var scene = "default"
+
+    func run() throws {
+        let overlay = Overlay(socketPath: ToastConnection.path(explicit: socket), scene: scene)
+        do {
+            try overlay.run { printError("toast-overlay: \($0)") }
+        } catch {
+            printError("toast-overlay: \(error)")
+            throw ExitCode(1)
+        }
     }
 }
-let overlay = Overlay(socketPath: ToastConnection.path(explicit: nil), scene: scene)
-do {
-    try overlay.run { printError("toast-overlay: \($0)") }
-} catch {
-    printError("toast-overlay: \(error)")
-    exit(1)
-}
+
+CommandLineTool.main(ToastOverlayCommand.self, arguments: Array(CommandLine.arguments.dropFirst()))

@@ -85,14 +85,14 @@ struct JournalAndUnitTests {
         let runtime = home.appending(path: "runtime")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
-        for tool in ["toastd", "toast-notify"] {
+        for tool in ["toastd", "toast-notify", "toast-overlay"] {
             try DaemonFixture.copyExecutable(tool, to: bin.appending(path: tool).path)
         }
         let units = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appending(path: "systemd")
         let outcome = try DaemonFixture.run(
             "/usr/bin/systemd-analyze",
-            ["verify", "--user"] + ["toastd.socket", "toastd.service", "toast-notify.service"].map { units.appending(path: $0).path },
+            ["verify", "--user"] + ["toastd.socket", "toastd.service", "toast-notify.service", "toast-overlay.service"].map { units.appending(path: $0).path },
             environment: ["HOME": home.path, "XDG_RUNTIME_DIR": runtime.path, "SYSTEMD_LOG_COLOR": "0"]
         )
         #expect(outcome.status == 0)
@@ -130,7 +130,8 @@ struct JournalAndUnitTests {
         #expect(verify.stderr.isEmpty && verify.stdout.isEmpty, "\(verify.stderr)\(verify.stdout)")
 
         // Man pages and completions for every tool; `man toastctl` finds its page.
-        for tool in ["toastd", "toastctl", "toast-tail", "toast-notify"] {
+        #expect(FileManager.default.fileExists(atPath: home.path + "/.config/systemd/user/toast-overlay.service"))
+        for tool in ["toastd", "toastctl", "toast-tail", "toast-notify", "toast-overlay"] {
             #expect(FileManager.default.fileExists(atPath: home.path + "/.local/share/man/man1/\(tool).1"), "\(tool).1")
             #expect(FileManager.default.fileExists(atPath: home.path + "/.local/share/bash-completion/completions/\(tool)"), "\(tool) completion")
         }
@@ -161,7 +162,7 @@ struct JournalAndUnitTests {
     /// subcommand the tools have now: they cannot drift from the code.
     @Test func theManPagesNameEveryOption() throws {
         let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        for tool in ["toastd", "toastctl", "toast-tail", "toast-notify"] {
+        for tool in ["toastd", "toastctl", "toast-tail", "toast-notify", "toast-overlay"] {
             let page = try String(contentsOf: root.appending(path: "docs/man/\(tool).1"), encoding: .utf8)
             let dump = try DaemonFixture.run(DaemonFixture.binaryDirectory.appending(path: tool).path, ["--experimental-dump-help"])
             let help = try JSONValue.parse(dump.stdout)
