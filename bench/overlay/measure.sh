@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # toast-overlay's toolkit, measured (issue #41): the same card drawn by
-# wayland-client + cairo + pango (raw-card.c, with a layer-shell binding
-# written from the protocol's specification) and by GTK 3 + gtk-layer-shell
+# wayland-client + cairo + pango (raw-card.c, with toast-overlay's layer-shell binding,
+# Sources/COverlay/layer-shell.c, written from the protocol's specification) and by GTK 3 + gtk-layer-shell
 # (gtk-card.c), beside mako showing one notification, each alone under one
 # headless sway. Prints PSS and anonymous memory (/proc/PID/smaps_rollup),
 # wakeups in 10 s at rest, and whether a screenshot (grim) shows the card.
@@ -14,7 +14,7 @@ work="$(mktemp -d /tmp/toast-overlay-bench-XXXXXX)"
 user=1000
 [ "$(id -u)" -eq 0 ] || user="$(id -u)"
 chown "$user:$user" "$work"; chmod 700 "$work"
-cc -O2 -Wall -o "$work/raw-card" raw-card.c layer-shell.c $(pkg-config --cflags --libs wayland-client cairo pangocairo)
+cc -O2 -Wall -I../../Sources/COverlay -o "$work/raw-card" raw-card.c ../../Sources/COverlay/layer-shell.c $(pkg-config --cflags --libs wayland-client cairo pangocairo)
 cc -O2 -Wall -o "$work/gtk-card" gtk-card.c $(pkg-config --cflags --libs gtk+-3.0 gtk-layer-shell-0)
 chmod 755 "$work/raw-card" "$work/gtk-card"
 as_user() {

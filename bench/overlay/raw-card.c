@@ -1,5 +1,5 @@
-/* toast-overlay's toolkit candidate 1: wayland-client, the layer-shell
- * binding above, cairo and pango, as mako draws. One card, anchored top,
+/* toast-overlay's toolkit candidate 1: wayland-client, toast-overlay's layer-shell
+ * binding (Sources/COverlay), cairo and pango, as mako draws. One card, anchored top,
  * on the overlay layer; it prints "drawn" after its first frame and keeps
  * running (for the memory and wakeup measurements). */
 #define _GNU_SOURCE
