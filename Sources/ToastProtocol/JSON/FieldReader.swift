@@ -39,8 +39,33 @@ struct FieldReader {
 
     func string(_ key: String) throws(ToastError) -> String? {
         guard let value = members[key] else { return nil }
-        guard let string = value.stringValue else { throw typeError(key, "a string", value) }
+        return try Self.string(value, field: path + key)
+    }
+
+    // The checks of one value, by the path of its field: the members' own
+    // (above and below) and the toast member table's (`Toast.decode`).
+
+    static func string(_ value: JSONValue, field: String) throws(ToastError) -> String {
+        guard let string = value.stringValue else { throw ToastError.invalid(field, "must be a string, not \(value.typeName)") }
         return string
+    }
+
+    static func bool(_ value: JSONValue, field: String) throws(ToastError) -> Bool {
+        guard let bool = value.boolValue else { throw ToastError.invalid(field, "must be true or false, not \(value.typeName)") }
+        return bool
+    }
+
+    static func array(_ value: JSONValue, field: String) throws(ToastError) -> [JSONValue] {
+        guard case .array(let elements) = value else { throw ToastError.invalid(field, "must be an array, not \(value.typeName)") }
+        return elements
+    }
+
+    /// A pause level or a toast's level: an integer from 0 to 100.
+    static func level(_ value: JSONValue, field: String) throws(ToastError) -> Int {
+        guard let int = value.intValue, PauseLevels.range.contains(Int(clamping: int)) else {
+            throw ToastError.invalid(field, "must be an integer from 0 to 100, not \(value.serialized.prefix(32))")
+        }
+        return Int(int)
     }
 
     func requiredString(_ key: String) throws(ToastError) -> String {
@@ -50,8 +75,7 @@ struct FieldReader {
 
     func bool(_ key: String) throws(ToastError) -> Bool? {
         guard let value = members[key] else { return nil }
-        guard let bool = value.boolValue else { throw typeError(key, "true or false", value) }
-        return bool
+        return try Self.bool(value, field: path + key)
     }
 
     /// An integer from `minimum` to 2^53-1 (the largest every JSON
@@ -69,10 +93,7 @@ struct FieldReader {
     /// A pause level or a toast's level: an integer from 0 to 100.
     func level(_ key: String) throws(ToastError) -> Int? {
         guard let value = members[key] else { return nil }
-        guard let int = value.intValue, PauseLevels.range.contains(Int(clamping: int)) else {
-            throw ToastError.invalid(path + key, "must be an integer from 0 to 100, not \(value.serialized.prefix(32))")
-        }
-        return Int(int)
+        return try Self.level(value, field: path + key)
     }
 
     func enumeration<T: RawRepresentable & CaseIterable>(_ key: String, _: T.Type) throws(ToastError) -> T?
@@ -93,15 +114,10 @@ struct FieldReader {
 
     func array(_ key: String) throws(ToastError) -> [JSONValue]? {
         guard let value = members[key] else { return nil }
-        guard case .array(let elements) = value else { throw typeError(key, "an array", value) }
-        return elements
+        return try Self.array(value, field: path + key)
     }
 
     func missing(_ key: String) -> ToastError {
         ToastError(.missingField, "the field '\(key)' is required", field: path + key)
-    }
-
-    func typeError(_ key: String, _ expected: String, _ value: JSONValue) -> ToastError {
-        ToastError.invalid(path + key, "must be \(expected), not \(value.typeName)")
     }
 }

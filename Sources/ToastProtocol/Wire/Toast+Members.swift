@@ -46,32 +46,32 @@ extension Toast {
     package mutating func decode(_ member: ToastMember, from value: JSONValue) throws(ToastError) {
         let field = "toast." + member.name
         switch member {
-        case .message: message = try Self.string(value, field)
-        case .title: title = try Self.string(value, field)
-        case .icon: icon = try Self.string(value, field)
-        case .role: role = try FieldReader.enumeration(try Self.string(value, field), ToastRole.self, field: field)
+        case .message: message = try FieldReader.string(value, field: field)
+        case .title: title = try FieldReader.string(value, field: field)
+        case .icon: icon = try FieldReader.string(value, field: field)
+        case .role: role = try FieldReader.enumeration(try FieldReader.string(value, field: field), ToastRole.self, field: field)
         case .duration: duration = try WireDecoder.decodeDuration(value, field: field)
-        case .alignment: alignment = try FieldReader.enumeration(try Self.string(value, field), ToastAlignment.self, field: field)
-        case .scene: scene = try Self.string(value, field)
-        case .reuseID: reuseID = try Self.string(value, field)
+        case .alignment: alignment = try FieldReader.enumeration(try FieldReader.string(value, field: field), ToastAlignment.self, field: field)
+        case .scene: scene = try FieldReader.string(value, field: field)
+        case .reuseID: reuseID = try FieldReader.string(value, field: field)
         case .progress: progress = try WireDecoder.decodeProgress(value, field: field) ?? .none
-        case .dismissible: dismissible = try Self.bool(value, field)
-        case .closeButton: closeButton = try Self.bool(value, field)
-        case .actions: actions = try WireDecoder.decodeActions(try Self.array(value, field), field: field) ?? []
-        case .source: source = try Self.string(value, field)
+        case .dismissible: dismissible = try FieldReader.bool(value, field: field)
+        case .closeButton: closeButton = try FieldReader.bool(value, field: field)
+        case .actions: actions = try WireDecoder.decodeActions(try FieldReader.array(value, field: field), field: field) ?? []
+        case .source: source = try FieldReader.string(value, field: field)
         case .cancellation:
-            cancellation = try FieldReader.enumeration(try Self.string(value, field), CancellationPolicy.self, field: field)
-        case .invalidation: invalidation = try WireDecoder.decodeInvalidation(try Self.array(value, field), field: field)
-        case .resident: resident = try Self.bool(value, field)
-        case .transient: transient = try Self.bool(value, field)
-        case .level: level = try Self.level(value, field)
-        case .markup: markup = try Self.string(value, field)
+            cancellation = try FieldReader.enumeration(try FieldReader.string(value, field: field), CancellationPolicy.self, field: field)
+        case .invalidation: invalidation = try WireDecoder.decodeInvalidation(try FieldReader.array(value, field: field), field: field)
+        case .resident: resident = try FieldReader.bool(value, field: field)
+        case .transient: transient = try FieldReader.bool(value, field: field)
+        case .level: level = try FieldReader.level(value, field: field)
+        case .markup: markup = try FieldReader.string(value, field: field)
         case .image: image = try Self.image(value, field)
-        case .category: category = try Self.string(value, field)
-        case .desktopEntry: desktopEntry = try Self.string(value, field)
-        case .urgency: urgency = try FieldReader.enumeration(try Self.string(value, field), ToastUrgency.self, field: field)
-        case .soundName: soundName = try Self.string(value, field)
-        case .dedupe: dedupe = try Self.bool(value, field)
+        case .category: category = try FieldReader.string(value, field: field)
+        case .desktopEntry: desktopEntry = try FieldReader.string(value, field: field)
+        case .urgency: urgency = try FieldReader.enumeration(try FieldReader.string(value, field: field), ToastUrgency.self, field: field)
+        case .soundName: soundName = try FieldReader.string(value, field: field)
+        case .dedupe: dedupe = try FieldReader.bool(value, field: field)
         }
     }
 
@@ -231,30 +231,6 @@ extension Toast {
         case .soundName: optional(soundName)
         case .dedupe: out.bytes(dedupe ? "true" : "false")
         }
-    }
-
-    // MARK: - Checks with the decoder's wording
-
-    static func string(_ value: JSONValue, _ field: String) throws(ToastError) -> String {
-        guard let string = value.stringValue else { throw ToastError.invalid(field, "must be a string, not \(value.typeName)") }
-        return string
-    }
-
-    static func bool(_ value: JSONValue, _ field: String) throws(ToastError) -> Bool {
-        guard let bool = value.boolValue else { throw ToastError.invalid(field, "must be true or false, not \(value.typeName)") }
-        return bool
-    }
-
-    static func array(_ value: JSONValue, _ field: String) throws(ToastError) -> [JSONValue] {
-        guard case .array(let elements) = value else { throw ToastError.invalid(field, "must be an array, not \(value.typeName)") }
-        return elements
-    }
-
-    static func level(_ value: JSONValue, _ field: String) throws(ToastError) -> Int {
-        guard let int = value.intValue, PauseLevels.range.contains(Int(clamping: int)) else {
-            throw ToastError.invalid(field, "must be an integer from 0 to 100, not \(value.serialized.prefix(32))")
-        }
-        return Int(int)
     }
 }
 
