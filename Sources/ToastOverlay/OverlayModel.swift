@@ -7,6 +7,11 @@ import ToastProtocol
 public struct OverlayModel: Sendable {
     public let scene: String
     private(set) var shown: [ToastID: ToastRecord] = [:]
+    /// When each was shown, as the stream tells it: a record on the wire
+    /// carries no place in its stack, so the order is the model's own (a
+    /// snapshot lists each stack oldest first; a presented toast is the newest).
+    private var shownAt: [ToastID: Int] = [:]
+    private var nextShown = 0
 
     public init(scene: String) {
         self.scene = scene
@@ -18,18 +23,27 @@ public struct OverlayModel: Sendable {
         case .snapshot(let snapshot):
             let before = Set(shown.values.map(\.toast.alignment))
             shown = [:]
+            shownAt = [:]
             for record in snapshot.snapshot.toasts where record.state == .shown && record.toast.scene == scene {
                 shown[record.id] = record
+                shownAt[record.id] = nextShown
+                nextShown += 1
             }
             return before.union(shown.values.map(\.toast.alignment))
         case .event(let event):
             guard let record = event.record, record.toast.scene == scene else { return [] }
             let previous = shown[record.id]?.toast.alignment
             switch event.kind {
-            case .presented(let record), .updated(let record), .queued(let record):
+            case .presented(let record):
+                shown[record.id] = record
+                shownAt[record.id] = nextShown
+                nextShown += 1
+            case .updated(let record), .queued(let record):
                 shown[record.id] = record.state == .shown ? record : nil
+                if record.state != .shown { shownAt[record.id] = nil }
             case .dismissed, .cancelled:
                 shown[record.id] = nil
+                shownAt[record.id] = nil
             case .action, .paused, .resumed, .modes:
                 return []
             }
@@ -43,7 +57,8 @@ public struct OverlayModel: Sendable {
     /// newest nearest the middle of the screen (last in the top stack,
     /// first in the bottom one).
     public func stack(_ alignment: ToastAlignment) -> [ToastRecord] {
-        let records = shown.values.filter { $0.toast.alignment == alignment }.sorted { $0.placement < $1.placement }
+        let records = shown.values.filter { $0.toast.alignment == alignment }
+            .sorted { (shownAt[$0.id] ?? 0, $0.id) < (shownAt[$1.id] ?? 0, $1.id) }
         return alignment == .bottom ? records.reversed() : records
     }
 
