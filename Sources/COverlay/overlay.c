@@ -14,12 +14,14 @@
 enum { WIDTH = 400, PADDING = 12, GAP = 8, MARGIN = 16, MAX_CARDS = 32 };
 
 typedef struct {
+    struct toast_overlay *overlay;
     struct wl_surface *surface;
     struct zwlr_layer_surface_v1 *layer;
     toast_overlay_card cards[MAX_CARDS];
     int count;
     int height;
     int configured;
+    int configured_height;  /* the height the compositor last configured */
 } stack_t_;
 
 struct toast_overlay {
@@ -174,9 +176,13 @@ static void draw(toast_overlay *overlay, stack_t_ *stack) {
 
 static void configure(void *data, struct zwlr_layer_surface_v1 *layer, uint32_t serial, uint32_t width, uint32_t height) {
     stack_t_ *stack = data;
-    (void)width; (void)height;
+    (void)width;
     zwlr_layer_surface_v1_ack_configure(layer, serial);
     stack->configured = 1;
+    stack->configured_height = (int)height;
+    /* A buffer of the size asked for goes only after its configure
+     * (layer-shell's rule): drawn here, once acknowledged. */
+    if (stack->count > 0) draw(stack->overlay, stack);
 }
 static void closed(void *data, struct zwlr_layer_surface_v1 *layer) { (void)data; (void)layer; }
 static const struct zwlr_layer_surface_v1_listener layer_listener = { configure, closed };
@@ -228,12 +234,14 @@ void toast_overlay_show(toast_overlay *overlay, int which, const toast_overlay_c
         zwlr_layer_surface_v1_set_margin(stack->layer, MARGIN, 0, MARGIN, 0);
         zwlr_layer_surface_v1_add_listener(stack->layer, &layer_listener, stack);
     }
-    zwlr_layer_surface_v1_set_size(stack->layer, WIDTH, (uint32_t)height);
-    if (!stack->configured) {
+    stack->overlay = overlay;
+    if (stack->configured && stack->configured_height == height) {
+        draw(overlay, stack);  /* the same size: no configure comes, draw now */
+    } else {
+        /* A new size: commit it, and draw once the compositor configures it. */
+        zwlr_layer_surface_v1_set_size(stack->layer, WIDTH, (uint32_t)height);
         wl_surface_commit(stack->surface);
-        wl_display_roundtrip(overlay->display);
     }
-    if (stack->configured) draw(overlay, stack);
 }
 
 void toast_overlay_close(toast_overlay *overlay) {

@@ -115,7 +115,12 @@ struct OverlayTests {
         try rig.toastctl("add", "Disk almost full", "--role", "warning", "--duration", "indefinite")
         let failure = try rig.toastctl("add", "Upload failed", "--role", "failure", "--alignment", "bottom", "--duration", "indefinite")
         try rig.toastctl("add", "photos.tar", "--title", "Uploading", "--role", "info", "--alignment", "center", "--progress", "0.4")
-        let screen = try rig.screen { $0.cards(atColumn: $0.width / 2) == 4 }
+        // Each stack is drawn once the compositor has configured its new
+        // size, so the picture settles over a few frames: wait for it.
+        let screen = try rig.screen { screen in
+            screen.cards(atColumn: screen.width / 2) == 4 && screen.near(screen.width / 2, 24, Self.colors["success"]!)
+                && screen.near(screen.width / 2, screen.height - 24, Self.colors["failure"]!)
+        }
         let middle = screen.width / 2
         #expect(screen.cards(atColumn: middle) == 4, "one card per shown toast")
         // The top stack from the top edge, oldest first; the HUD in the middle; the bottom stack at the bottom edge.
