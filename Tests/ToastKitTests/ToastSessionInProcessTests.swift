@@ -62,8 +62,8 @@ struct ToastSessionInProcessTests {
         let daemon = try InProcessDaemon()
         defer { daemon.stop() }
         let session = try await ToastSession.connect(socket: daemon.socket)
-        let first = try await session.show("Build 1 running", reuseID: "build")
-        let second = try await session.show("Build 2 running", reuseID: "build")
+        let first = try await session.show("Build 1 running", duration: .indefinite, reuseID: "build")
+        let second = try await session.show("Build 2 running", duration: .indefinite, reuseID: "build")
         #expect(second.deduped)
         #expect(second.id == first.id)
         #expect(second.record.toast.message == "Build 2 running")
