@@ -12,7 +12,7 @@ let multiarch: String = {
 }()
 let pangoCairoIncludes = [
     "/usr/include/pango-1.0", "/usr/include/cairo", "/usr/include/glib-2.0", "/usr/lib/\(multiarch)/glib-2.0/include",
-    "/usr/include/harfbuzz", "/usr/include/freetype2",
+    "/usr/include/harfbuzz", "/usr/include/freetype2", "/usr/include/gdk-pixbuf-2.0", "/usr/include/libpng16",
 ].map { "-I" + $0 }
 
 let package = Package(
@@ -99,13 +99,15 @@ let package = Package(
         .target(
             name: "COverlay",
             cSettings: [.unsafeFlags(pangoCairoIncludes)],
-            linkerSettings: ["wayland-client", "pangocairo-1.0", "pango-1.0", "cairo", "gobject-2.0", "glib-2.0"].map { .linkedLibrary($0) }
+            linkerSettings: [
+                "wayland-client", "xcb", "xcb-shape", "pangocairo-1.0", "pango-1.0", "cairo", "gdk_pixbuf-2.0", "gobject-2.0", "glib-2.0",
+            ].map { .linkedLibrary($0) }
         ),
         // toast-overlay: follows toastd's stream and draws its stacks.
-        .target(name: "ToastOverlay", dependencies: ["COverlay", "ToastKit", "ToastSystem"]),
+        .target(name: "ToastOverlay", dependencies: ["COverlay", "ToastKit", "ToastSystem", "ToastConfig"]),
         .executableTarget(
             name: "toast-overlay",
-            dependencies: ["ToastOverlay", "ToastKit", "CommandLineSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["ToastOverlay", "ToastKit", "ToastConfig", "CommandLineSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // glibc's malloc_trim, which Swift's Glibc module does not export.
         .target(name: "CHeapTrim"),

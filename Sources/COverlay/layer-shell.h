@@ -37,6 +37,12 @@ static inline void zwlr_layer_surface_v1_set_anchor(struct zwlr_layer_surface_v1
 static inline void zwlr_layer_surface_v1_set_margin(struct zwlr_layer_surface_v1 *s, int32_t top, int32_t right, int32_t bottom, int32_t left) {
     wl_proxy_marshal_flags((struct wl_proxy *)s, 3, NULL, wl_proxy_get_version((struct wl_proxy *)s), 0, top, right, bottom, left);
 }
+static inline void zwlr_layer_surface_v1_set_keyboard_interactivity(struct zwlr_layer_surface_v1 *s, uint32_t interactivity) {
+    wl_proxy_marshal_flags((struct wl_proxy *)s, 4, NULL, wl_proxy_get_version((struct wl_proxy *)s), 0, interactivity);
+}
+static inline void zwlr_layer_surface_v1_destroy(struct zwlr_layer_surface_v1 *s) {
+    wl_proxy_marshal_flags((struct wl_proxy *)s, 7, NULL, wl_proxy_get_version((struct wl_proxy *)s), WL_MARSHAL_FLAG_DESTROY);
+}
 static inline void zwlr_layer_surface_v1_ack_configure(struct zwlr_layer_surface_v1 *s, uint32_t serial) {
     wl_proxy_marshal_flags((struct wl_proxy *)s, 6, NULL, wl_proxy_get_version((struct wl_proxy *)s), 0, serial);
 }

@@ -35,7 +35,7 @@ struct ConfigReader {
         problems.append(.init(line: position.line, column: position.column, message: "\(place.name): \(message)"))
     }
 
-    static let topKeys: Set<String> = ["max_visible", "limits", "roles", "pause", "exec", "modes", "rule"]
+    static let topKeys: Set<String> = ["max_visible", "limits", "roles", "pause", "exec", "modes", "rule", "overlay"]
 
     mutating func read(_ root: ConfigValue) -> ToastdConfig {
         var config = ToastdConfig()
@@ -69,6 +69,7 @@ struct ConfigReader {
                 config.pauseLevels.inhibitLevel = level
             }
         }
+        config.overlay = overlayStyle(members["overlay"])
         if let table = self.table(members["exec"], Place(table: "exec"), allowed: ["timeout", "max_running"]) {
             if let seconds = number(table["timeout"], Place(table: "exec", keys: ["timeout"]), in: ConfigurationLimits.execTimeoutSeconds) {
                 config.execTimeout = .milliseconds(Int64(seconds * 1_000))
@@ -208,7 +209,7 @@ struct ConfigReader {
 
     // MARK: - Values
 
-    private mutating func table(_ value: JSONValue?, _ place: Place, allowed: Set<String>) -> JSONObject? {
+    mutating func table(_ value: JSONValue?, _ place: Place, allowed: Set<String>) -> JSONObject? {
         guard let value else { return nil }
         guard case .object(let members) = value else {
             problem(place, "must be a table, not \(value.typeName)")
@@ -220,7 +221,7 @@ struct ConfigReader {
         return members
     }
 
-    private mutating func integer(_ value: JSONValue?, _ place: Place, in range: ClosedRange<Int>) -> Int? {
+    mutating func integer(_ value: JSONValue?, _ place: Place, in range: ClosedRange<Int>) -> Int? {
         guard let value else { return nil }
         guard case .int(let int) = value, range.contains(Int(clamping: int)) else {
             problem(place, "must be an integer from \(range.lowerBound) to \(range.upperBound), not \(value.serialized)")
@@ -229,7 +230,7 @@ struct ConfigReader {
         return Int(int)
     }
 
-    private mutating func number(_ value: JSONValue?, _ place: Place, in range: ClosedRange<Double>) -> Double? {
+    mutating func number(_ value: JSONValue?, _ place: Place, in range: ClosedRange<Double>) -> Double? {
         guard let value else { return nil }
         guard let number = value.doubleValue, range.contains(number) else {
             problem(place, "must be a number from \(range.lowerBound) to \(range.upperBound), not \(value.serialized)")
@@ -238,7 +239,7 @@ struct ConfigReader {
         return number
     }
 
-    private mutating func bool(_ value: JSONValue?, _ place: Place) -> Bool? {
+    mutating func bool(_ value: JSONValue?, _ place: Place) -> Bool? {
         guard let value else { return nil }
         guard case .bool(let bool) = value else {
             problem(place, "must be true or false, not \(value.serialized)")
@@ -247,7 +248,7 @@ struct ConfigReader {
         return bool
     }
 
-    private mutating func string(_ value: JSONValue?, _ place: Place) -> String? {
+    mutating func string(_ value: JSONValue?, _ place: Place) -> String? {
         guard let value else { return nil }
         guard case .string(let string) = value else {
             problem(place, "must be a string, not \(value.serialized)")
@@ -256,7 +257,7 @@ struct ConfigReader {
         return string
     }
 
-    private mutating func enumeration<T: RawRepresentable & CaseIterable>(_ value: JSONValue?, _ place: Place, _: T.Type)
+    mutating func enumeration<T: RawRepresentable & CaseIterable>(_ value: JSONValue?, _ place: Place, _: T.Type)
         -> T? where T.RawValue == String
     {
         guard let name = string(value, place) else { return nil }

@@ -9,6 +9,8 @@ import ToastCore
 /// its line and column, and a file with any problem is refused as a whole,
 /// so that a reload never applies half a file.
 public struct ToastdConfig: Sendable {
+    /// How toast-overlay draws (`[overlay]`); toastd only checks it.
+    public var overlay = OverlayStyle()
     /// Shown slots per alignment; `nil` leaves the default (or the flag).
     public var maxVisible: [ToastAlignment: Int] = [:]
     public var maxToasts: Int?
@@ -145,12 +147,17 @@ import Glibc
 extension ToastdConfig {
     /// Reads and checks the file at `path`.
     public static func load(path: String) -> Result<ToastdConfig, Invalid> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Without blocking: a FIFO put in the file's place cannot hang the reader.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else {
             let reason = String(cString: strerror(errno))
             return .failure(Invalid(path: path, problems: [Problem(line: 1, column: 1, message: "cannot read the file: \(reason)")]))
         }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            return .failure(Invalid(path: path, problems: [Problem(line: 1, column: 1, message: "cannot read the file: not a regular file")]))
+        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16_384)
         while true {

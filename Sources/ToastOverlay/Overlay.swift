@@ -1,5 +1,6 @@
 import COverlay
 import Synchronization
+import ToastConfig
 import ToastKit
 import ToastProtocol
 import ToastSystem
@@ -8,110 +9,226 @@ import ToastSystem
 import Glibc
 #endif
 
-/// toast-overlay's loop: the stream from toastd on a thread of its own
-/// (ToastKit's resuming subscriber: toastd restarting is resumed with
-/// `since`), handed to the main thread through a pipe; the Wayland display
-/// on the main thread. The compositor going away ends it with an error,
-/// so that systemd restarts it.
+/// toast-overlay's loop, on the main thread: the display (Wayland or X11),
+/// the stream from toastd (read on a thread of its own by ToastKit's
+/// resuming subscriber, so toastd restarting is resumed with `since`, and
+/// handed over through a pipe), the configuration file (inotify: the style
+/// is read again when config.toml changes), and the timers the cards on
+/// screen need (a countdown's next second, a spinner, a transition). With
+/// nothing shown it sleeps in poll(2) with no timeout: no wakeups at rest.
+/// The display going away ends it with an error, so that systemd restarts it.
 public final class Overlay: @unchecked Sendable {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
     }
 
-    let socketPath: String
-    private var model: OverlayModel
-    private let lines = Mutex<[ServerLine]>([])
-    private var wake: (read: Int32, write: Int32) = (-1, -1)
-
-    public init(socketPath: String, scene: String) {
-        self.socketPath = socketPath
-        model = OverlayModel(scene: scene)
+    public enum Backend: String, Sendable, CaseIterable {
+        case auto, wayland, x11
     }
 
-    public func run(log: @escaping @Sendable (String) -> Void) throws {
+    /// What the other threads hand to the main one.
+    enum Input {
+        case line(ServerLine)
+        case notice(ToastID, String)
+    }
+
+    let socketPath: String
+    let configPath: String?
+    let backend: Backend
+    let log: @Sendable (String) -> Void
+    private var model: OverlayModel
+    private var style = OverlayStyle()
+    private var icons: IconTheme
+    private let environment: [String: String]
+    private let inputs = Mutex<[Input]>([])
+    private var wake: (read: Int32, write: Int32) = (-1, -1)
+    private var shown: [ToastAlignment: [CardContent]] = [:]
+    private var notices: [ToastID: (text: String, until: Int64)] = [:]
+    static let noticeMilliseconds: Int64 = 4_000
+
+    public init(socketPath: String, scene: String, configPath: String?, backend: Backend, environment: [String: String], log: @escaping @Sendable (String) -> Void) {
+        self.socketPath = socketPath
+        self.configPath = configPath
+        self.backend = backend
+        self.environment = environment
+        self.log = log
+        model = OverlayModel(scene: scene)
+        icons = IconTheme(theme: style.iconTheme, environment: environment)
+    }
+
+    public func run() throws {
+        loadStyle()
         var error = [CChar](repeating: 0, count: 256)
-        guard let overlay = toast_overlay_open(&error, Int32(error.count)) else {
+        let opened = withCStyle(style) { cStyle in
+            toast_overlay_open(backend == .wayland ? 1 : backend == .x11 ? 2 : 0, &cStyle, &error, Int32(error.count))
+        }
+        guard let overlay = opened else {
             throw Failure(description: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         defer { toast_overlay_close(overlay) }
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw Failure(description: "pipe: \(String(cString: strerror(errno)))") }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
         wake = (fds[0], fds[1])
-        _ = fcntl(wake.read, F_SETFL, O_NONBLOCK)
+        startSubscription()
+        let watcher = ConfigWatcher(path: configPath)
+        var polled = [
+            pollfd(fd: toast_overlay_fd(overlay), events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: watcher?.fd ?? -1, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            guard toast_overlay_flush(overlay) == 0 else { throw Failure(description: "the display went away") }
+            if poll(&polled, nfds_t(polled.count), timeout(overlay)) < 0 {
+                if errno == EINTR { continue }
+                throw Failure(description: "poll: \(String(cString: strerror(errno)))")
+            }
+            if polled[0].revents & Int16(POLLHUP | POLLERR) != 0 { throw Failure(description: "the display went away") }
+            if polled[0].revents & Int16(POLLIN) != 0, toast_overlay_dispatch(overlay) != 0 {
+                throw Failure(description: "the display went away")
+            }
+            takeClicks(overlay)
+            if polled[1].revents & Int16(POLLIN) != 0 { drain(overlay) }
+            if polled[2].revents & Int16(POLLIN) != 0, watcher?.changed() == true {
+                loadStyle()
+                withCStyle(style) { toast_overlay_set_style(overlay, &$0) }
+                shown = [:]
+                redraw(overlay, ToastAlignment.allCases)
+            }
+            toast_overlay_tick(overlay)
+            redraw(overlay, ToastAlignment.allCases)
+        }
+    }
+
+    // MARK: - The stream
+
+    private func startSubscription() {
         let path = socketPath
         let scene = model.scene
+        let log = log
         DetachedThread.start { [self] in
             var machine = SubscriptionStateMachine(filter: EventFilter(scene: scene))
             let stop = ResumingSubscriber.run(
                 path: path, machine: &machine, onWait: { _, why in log("toastd: \(why); reconnecting") }
             ) { line, _ in
-                lines.withLock { $0.append(line) }
-                var byte: UInt8 = 1
-                _ = write(wake.write, &byte, 1)
+                post(.line(line))
             }
             if let stop { log("toastd refused the subscription: \(stop)") }
         }
-        var polled = [
-            pollfd(fd: toast_overlay_fd(overlay), events: Int16(POLLIN), revents: 0),
-            pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
-        ]
-        while true {
-            guard toast_overlay_flush(overlay) == 0 else { throw Failure(description: "the compositor went away") }
-            if poll(&polled, 2, -1) < 0 {
-                if errno == EINTR { continue }
-                throw Failure(description: "poll: \(String(cString: strerror(errno)))")
-            }
-            if polled[0].revents & Int16(POLLHUP | POLLERR) != 0 { throw Failure(description: "the compositor went away") }
-            if polled[0].revents & Int16(POLLIN) != 0, toast_overlay_dispatch(overlay) != 0 {
-                throw Failure(description: "the compositor went away")
-            }
-            if polled[1].revents & Int16(POLLIN) != 0 { drain(overlay) }
-        }
     }
 
-    /// Applies what the stream sent, and redraws the stacks it changed.
+    private func post(_ input: Input) {
+        inputs.withLock { $0.append(input) }
+        var byte: UInt8 = 1
+        _ = write(wake.write, &byte, 1)
+    }
+
+    /// Applies what the other threads sent.
     private func drain(_ overlay: OpaquePointer) {
         var bytes = [UInt8](repeating: 0, count: 256)
         while read(wake.read, &bytes, bytes.count) > 0 {}
-        let pending = lines.withLock { lines in
-            defer { lines = [] }
-            return lines
+        let pending = inputs.withLock { inputs in
+            defer { inputs = [] }
+            return inputs
         }
         var changed = Set<ToastAlignment>()
-        for line in pending { changed.formUnion(model.apply(line)) }
-        for alignment in changed { show(alignment, on: overlay) }
+        for input in pending {
+            switch input {
+            case .line(let line):
+                changed.formUnion(model.apply(line))
+            case .notice(let id, let text):
+                notices[id] = (text, monotonicMilliseconds() + Self.noticeMilliseconds)
+                if let record = model.record(id) { changed.insert(record.toast.alignment) }
+            }
+        }
+        redraw(overlay, changed)
     }
 
-    private func show(_ alignment: ToastAlignment, on overlay: OpaquePointer) {
-        let records = model.stack(alignment)
-        // The strings live until toast_overlay_show has copied them.
-        let texts = records.map { record in
-            (
-                glyph: strdup(OverlayModel.style(of: record.toast.role).glyph),
-                title: record.toast.title.map { strdup(OverlayModel.drawable($0)) },
-                message: strdup(OverlayModel.drawable(record.toast.message))
-            )
+    // MARK: - Drawing
+
+    /// Shows each stack whose cards changed (a countdown's second, a notice ending included).
+    private func redraw(_ overlay: OpaquePointer, _ alignments: some Sequence<ToastAlignment>) {
+        let now = wallClockMilliseconds()
+        let monotonic = monotonicMilliseconds()
+        notices = notices.filter { $0.value.until > monotonic && model.record($0.key) != nil }
+        let spin = Double(monotonic % 1_000) / 1_000
+        for alignment in alignments {
+            let cards = model.stack(alignment).map { record in
+                CardContent(record: record, now: now, notice: notices[record.id]?.text, icons: &icons)
+            }
+            guard cards != shown[alignment] || cards.contains(where: \.spinner) else { continue }
+            shown[alignment] = cards
+            CardBridge.show(cards, in: alignment, on: overlay, spinnerPhase: spin)
         }
-        defer {
-            for text in texts {
-                free(text.glyph)
-                free(text.title ?? nil)
-                free(text.message)
+    }
+
+    /// How long poll may sleep: until a transition's next frame, a countdown's
+    /// next second, a spinner's next step or a notice's end; forever with none.
+    private func timeout(_ overlay: OpaquePointer) -> Int32 {
+        var wait = Int64(toast_overlay_timeout(overlay))
+        func sooner(_ milliseconds: Int64) { wait = wait < 0 ? milliseconds : min(wait, milliseconds) }
+        let now = wallClockMilliseconds()
+        let monotonic = monotonicMilliseconds()
+        for cards in shown.values {
+            for card in cards {
+                if card.spinner { sooner(125) }
+                if card.countdown != nil, let expires = model.record(card.id)?.expiresAt {
+                    // The next time the rounded-up seconds change.
+                    let left = expires - now
+                    sooner(max(1, (left - 1) % 1_000 + 1))
+                }
             }
         }
-        var cards = zip(records, texts).map { record, text in
-            var progress = -1.0
-            switch record.toast.progress {
-            case .fraction(let value): progress = value
-            case .indeterminate: progress = 0
-            case .none: break
+        for notice in notices.values { sooner(max(1, notice.until - monotonic)) }
+        return Int32(clamping: wait)
+    }
+
+    // MARK: - Clicks
+
+    private func takeClicks(_ overlay: OpaquePointer) {
+        var click = toast_overlay_click()
+        while toast_overlay_next_click(overlay, &click) != 0 {
+            guard let record = model.record(ToastID(click.id)) else { continue }
+            let target: ClickPolicy.Target = click.target == 1 ? .close : click.target == 2 ? .button(Int(click.action)) : .body
+            let outcome = ClickPolicy.outcome(of: target, on: record)
+            if case .notice(let id, let text) = outcome {
+                post(.notice(id, text))
+            } else if let request = ClickPolicy.request(outcome) {
+                send(request, for: record.id)
             }
-            return toast_overlay_card(
-                id: Int64(record.id), glyph: text.glyph, title: text.title ?? nil, message: text.message,
-                color: OverlayModel.style(of: record.toast.role).color, progress: progress, repeat_count: Int32(record.repeatCount)
-            )
         }
-        let stack: Int32 = alignment == .top ? 0 : alignment == .center ? 1 : 2
-        toast_overlay_show(overlay, stack, &cards, Int32(cards.count))
+    }
+
+    /// Sends a click's request off the main thread (drawing never waits on toastd).
+    private func send(_ request: Request, for id: ToastID) {
+        let path = socketPath
+        let log = log
+        DetachedThread.start { [self] in
+            do throws(ToastKitError) {
+                try BlockingToasts(socket: path).perform(request, timeout: .seconds(5))
+            } catch {
+                if error.code == .notDismissible {
+                    post(.notice(id, ClickPolicy.notDismissible))
+                } else {
+                    log("toastd refused a click's request: \(error)")
+                }
+            }
+        }
+    }
+
+    // MARK: - Style
+
+    private func loadStyle() {
+        guard let path = configPath else { return }
+        switch OverlayStyleFile.read(path) {
+        case .success(let loaded):
+            style = loaded
+            icons = IconTheme(theme: style.iconTheme, environment: environment)
+        case .failure(let why):
+            log("\(why); keeping the style in use")
+        }
     }
 }

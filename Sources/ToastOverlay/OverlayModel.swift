@@ -53,6 +53,9 @@ public struct OverlayModel: Sendable {
         }
     }
 
+    /// A shown toast.
+    public func record(_ id: ToastID) -> ToastRecord? { shown[id] }
+
     /// A stack's toasts in the order they are drawn, top to bottom: the
     /// newest nearest the middle of the screen (last in the top stack,
     /// first in the bottom one).

@@ -2,7 +2,10 @@ import ArgumentParser
 import CommandLineSupport
 import ToastKit
 import ToastOverlay
+import ToastConfig
 import ToastProtocol
+
+extension Overlay.Backend: ExpressibleByArgument {}
 
 /// toast-overlay: toastd's toasts drawn on screen.
 struct ToastOverlayCommand: ParsableCommand {
@@ -21,11 +24,20 @@ struct ToastOverlayCommand: ParsableCommand {
     @Option(help: "The toastd socket (default: $TOASTD_SOCKET, else $XDG_RUNTIME_DIR/toastd.sock, else /tmp/toastd-$UID/toastd.sock).")
     var socket: String?
     @Option(help: "The scene to draw.") var scene = "default"
+    @Option(help: "The display: auto (Wayland when WAYLAND_DISPLAY is set, else X11), wayland or x11.")
+    var backend: Overlay.Backend = .auto
+    @Option(help: "The configuration file whose [overlay] table styles the cards (default: $XDG_CONFIG_HOME/toastd/config.toml); read again when it changes.")
+    var config: String?
 
     func run() throws {
-        let overlay = Overlay(socketPath: ToastConnection.path(explicit: socket), scene: scene)
+        let environment = ProcessInfoEnvironment.current
+        let overlay = Overlay(
+            socketPath: ToastConnection.path(explicit: socket), scene: scene,
+            configPath: config ?? ToastdConfig.defaultPath(environment: environment), backend: backend,
+            environment: environment, log: { printError("toast-overlay: \($0)") }
+        )
         do {
-            try overlay.run { printError("toast-overlay: \($0)") }
+            try overlay.run()
         } catch {
             printError("toast-overlay: \(error)")
             throw ExitCode(1)

@@ -1,20 +1,20 @@
-/// A freedesktop body read as the spec's markup, tolerantly: the tags it
+/// A freedesktop body (and a toast's `markup`) read as the spec's markup, tolerantly: the tags it
 /// names (`b`, `i`, `u`, `a`, `img`, in any case, with attributes in single
 /// or double quotes) and entities (`&amp;`, `&#60;`, `&#x3C;`, ...) are
 /// recognized; anything else, a lone `<` or `&` included, is text. A tag is
 /// at most 1 KiB; a longer one is text too, so a body costs one pass.
-enum BodyMarkup {
-    enum Token: Equatable {
+public enum BodyMarkup {
+    public enum Token: Equatable, Sendable {
         case text(String)
         /// `href` for an `a`, `alt` for an `img`, their entities decoded.
         case open(name: String, href: String?, alt: String?)
         case close(String)
     }
 
-    static let tags: Set<String> = ["b", "i", "u", "a", "img"]
+    public static let tags: Set<String> = ["b", "i", "u", "a", "img"]
     static let maxTag = 1_024
 
-    static func tokens(_ body: String) -> [Token] {
+    public static func tokens(_ body: String) -> [Token] {
         let scalars = Array(body.unicodeScalars)
         var tokens: [Token] = []
         var text = String.UnicodeScalarView()
@@ -130,7 +130,7 @@ enum BodyMarkup {
         }
     }
 
-    static func decodeEntities(_ text: String) -> String {
+    public static func decodeEntities(_ text: String) -> String {
         tokens(text).map { token in
             if case .text(let text) = token { return text }
             return ""
