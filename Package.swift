@@ -212,6 +212,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        .testTarget(name: "ToastOverlayTests", dependencies: ["ToastOverlay", "ToastProtocol"]),
         .testTarget(name: "ToastConfigTests", dependencies: ["ToastConfig", "ToastCore", "ToastRegex"]),
         .testTarget(
             name: "ToastProtocolTests",
