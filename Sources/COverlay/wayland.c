@@ -18,6 +18,7 @@
 enum { MAX_OUTPUTS = 16 };
 
 typedef struct {
+    struct wayland *owner;
     struct wl_output *output;
     uint32_t global;
     int scale;
@@ -33,6 +34,7 @@ typedef struct {
     struct zwlr_layer_surface_v1 *layer;
     int configured, configured_height, width_asked;
     int scale;
+    struct wl_output *on; /* the output it last went onto */
     char output[64];     /* the output it was made for ("" for the compositor's choice) */
 } surface_t;
 
@@ -58,7 +60,18 @@ static void output_geometry(void *d, struct wl_output *o, int32_t x, int32_t y, 
     (void)d, (void)o, (void)x, (void)y, (void)pw, (void)ph, (void)sp, (void)make, (void)model, (void)t;
 }
 static void output_mode(void *d, struct wl_output *o, uint32_t flags, int32_t w, int32_t h, int32_t r) { (void)d, (void)o, (void)flags, (void)w, (void)h, (void)r; }
-static void output_done(void *d, struct wl_output *o) { (void)d, (void)o; }
+static void draw(wayland_t *w, int which);
+/* An output's scale changed under a surface on it: draw again at the new scale. */
+static void output_done(void *data, struct wl_output *o) {
+    output_t *output = data;
+    wayland_t *w = output->owner;
+    for (int which = 0; which < 3; which++) {
+        surface_t *s = &w->stacks[which];
+        if (s->on != o || s->scale == output->scale) continue;
+        s->scale = output->scale;
+        if (s->configured && w->overlay->stacks[which].height == s->configured_height) draw(w, which);
+    }
+}
 static void output_scale(void *data, struct wl_output *o, int32_t factor) {
     (void)o;
     ((output_t *)data)->scale = factor < 1 ? 1 : factor > 4 ? 4 : factor;
@@ -120,9 +133,13 @@ static void global(void *data, struct wl_registry *registry, uint32_t name, cons
     else if (!strcmp(interface, wl_seat_interface.name) && !w->seat) {
         w->seat = wl_registry_bind(registry, name, &wl_seat_interface, version < 5 ? version : 5);
         wl_seat_add_listener(w->seat, &seat_listener, w);
-    } else if (!strcmp(interface, wl_output_interface.name) && w->output_count < MAX_OUTPUTS && version >= 2) {
-        output_t *output = &w->outputs[w->output_count++];
-        *output = (output_t){ .global = name, .scale = 1 };
+    } else if (!strcmp(interface, wl_output_interface.name) && version >= 2) {
+        int slot = 0;
+        while (slot < w->output_count && w->outputs[slot].output) slot++;
+        if (slot == MAX_OUTPUTS) return;
+        if (slot == w->output_count) w->output_count++;
+        output_t *output = &w->outputs[slot];
+        *output = (output_t){ .owner = w, .global = name, .scale = 1 };
         output->output = wl_registry_bind(registry, name, &wl_output_interface, version < 4 ? version : 4);
         wl_output_add_listener(output->output, &output_listener, output);
     }
@@ -131,9 +148,13 @@ static void global_remove(void *data, struct wl_registry *registry, uint32_t nam
     wayland_t *w = data;
     (void)registry;
     for (int index = 0; index < w->output_count; index++)
-        if (w->outputs[index].global == name) {
+        if (w->outputs[index].output && w->outputs[index].global == name) {
+            /* The slot stays (its listener points at it), emptied. */
+            for (int which = 0; which < 3; which++)
+                if (w->stacks[which].on == w->outputs[index].output) w->stacks[which].on = NULL;
             wl_output_destroy(w->outputs[index].output);
-            w->outputs[index] = w->outputs[--w->output_count];
+            w->outputs[index].output = NULL;
+            w->outputs[index].name[0] = 0;
             return;
         }
 }
@@ -232,6 +253,7 @@ static const struct zwlr_layer_surface_v1_listener layer_listener = { configure,
 static void surface_enter(void *data, struct wl_surface *surface, struct wl_output *output) {
     surface_t *s = data;
     (void)surface;
+    s->on = output;
     for (int index = 0; index < s->owner->output_count; index++)
         if (s->owner->outputs[index].output == output && s->owner->outputs[index].scale != s->scale) {
             s->scale = s->owner->outputs[index].scale;
@@ -248,6 +270,7 @@ static void destroy_surface(surface_t *s) {
     if (s->owner->pointer_surface == s->surface) s->owner->pointer_surface = NULL;
     s->layer = NULL;
     s->surface = NULL;
+    s->on = NULL;
     s->configured = 0;
 }
 
@@ -262,7 +285,7 @@ static void present(toast_overlay *overlay, int which) {
     if (!s->layer) {
         struct wl_output *output = NULL;
         for (int index = 0; index < w->output_count && *wanted; index++)
-            if (!strcmp(w->outputs[index].name, wanted)) output = w->outputs[index].output;
+            if (w->outputs[index].output && !strcmp(w->outputs[index].name, wanted)) output = w->outputs[index].output;
         snprintf(s->output, sizeof s->output, "%s", wanted);
         s->surface = wl_compositor_create_surface(w->compositor);
         wl_surface_add_listener(s->surface, &surface_listener, s);

@@ -3,13 +3,21 @@ import Testing
 import ToastKit
 import ToastCore
 
-/// toast-overlay under a headless sway, read back in real pixels (grim's
-/// screenshot of the output): the stacks where they belong, role colours,
-/// a progress bar's fill, cards appearing and going with their toasts,
-/// toastd restarting under it, and the compositor going away (issue #41).
-@Suite("toast-overlay on a real compositor", .serialized)
+/// toast-overlay on a real display, read back in real pixels: under a
+/// headless sway (grim's screenshot) and under Xvfb (ImageMagick's `import`
+/// of the root window), with real clicks on X11 (xdotool). The stacks where
+/// they belong, role colours, a progress bar's fill, cards appearing and
+/// going with their toasts, hostile text and images, the style file,
+/// transitions, output scale, toastd restarting under it, and the display
+/// going away (issue #41).
+@Suite("toast-overlay on a real display", .serialized)
 struct OverlayTests {
-    static let available = HeadlessDesktop.available && FileManager.default.isExecutableFile(atPath: "/usr/bin/grim")
+    static func available(_ kind: HeadlessDesktop.Kind) -> Bool {
+        HeadlessDesktop.available(kind) && (kind == .x11 || FileManager.default.isExecutableFile(atPath: "/usr/bin/grim"))
+    }
+    static let wayland = available(.wayland)
+    static let x11 = available(.x11)
+    static let kinds = HeadlessDesktop.Kind.allCases.filter { available($0) }
 
     /// A screenshot's pixels (grim writes PPM: "P6 w h 255\n" then RGB).
     struct Screen {
@@ -49,6 +57,16 @@ struct OverlayTests {
                 && abs(b - Int(color & 0xFF)) <= tolerance
         }
 
+        /// The columns of row `y` near `color`.
+        func columns(_ y: Int, near color: UInt32, tolerance: Int = 24) -> [Int] {
+            (0..<width).filter { near($0, y, color, tolerance: tolerance) }
+        }
+
+        /// The rows of column `x` near `color`.
+        func rows(_ x: Int, near color: UInt32, tolerance: Int = 24) -> [Int] {
+            (0..<height).filter { near(x, $0, color, tolerance: tolerance) }
+        }
+
         /// The runs of card colour down the column `x`: one per card.
         func cards(atColumn x: Int) -> Int {
             let background = pixel(2, 2)
@@ -65,24 +83,38 @@ struct OverlayTests {
     }
 
     static let colors: [String: UInt32] = ["success": 0x21_8C_21, "warning": 0xC2_7C_0E, "info": 0x1E_63_B4, "failure": 0xB3_26_1E]
+    /// Pixel tests draw without transitions unless they test them: a screenshot is then the settled picture.
+    static let still = "[overlay]\ntransition = \"none\"\n"
 
     final class Rig {
         let desktop: HeadlessDesktop
         var toastd: pid_t
         var overlay: pid_t
         let binaries = DaemonFixture.binaryDirectory
+        var config: String { desktop.runtime + "/config.toml" }
 
-        init() throws {
-            desktop = try HeadlessDesktop()
+        init(_ kind: HeadlessDesktop.Kind, style: String = OverlayTests.still) throws {
+            desktop = try HeadlessDesktop(kind)
             toastd = 0
             overlay = 0
+            try write(style: style)
             toastd = try startToastd()
-            overlay = try desktop.spawn(binaries.appending(path: "toast-overlay").path, [], stderr: desktop.runtime + "/overlay.log")
+            overlay = try desktop.spawn(
+                binaries.appending(path: "toast-overlay").path, ["--config", config], stderr: desktop.runtime + "/overlay.log")
             usleep(300_000)
         }
 
+        /// Writes the configuration file (the overlay reads it again when it changes).
+        func write(style: String) throws {
+            let temporary = config + ".new"
+            try style.write(toFile: temporary, atomically: false, encoding: .utf8)
+            chown(temporary, desktop.uid, desktop.gid)
+            rename(temporary, config)
+        }
+
         func startToastd() throws -> pid_t {
-            let pid = try desktop.spawn(binaries.appending(path: "toastd").path, ["--socket", desktop.runtime + "/toastd.sock", "--ephemeral"])
+            let pid = try desktop.spawn(
+                binaries.appending(path: "toastd").path, ["--socket", desktop.runtime + "/toastd.sock", "--ephemeral", "--config", config])
             for _ in 0..<300 where !SocketFileProbe.accepting(desktop.runtime + "/toastd.sock") { usleep(10_000) }
             return pid
         }
@@ -92,25 +124,38 @@ struct OverlayTests {
             try desktop.run(binaries.appending(path: "toastctl").path, arguments).stdout
         }
 
-        func screen() throws -> Screen {
+        func screen(output: String? = nil) throws -> Screen {
             let path = desktop.runtime + "/shot.ppm"
-            #expect(try desktop.run("/usr/bin/grim", ["-t", "ppm", path]).status == 0)
+            unlink(path)
+            if desktop.kind == .x11 {
+                #expect(try desktop.run("/usr/bin/import", ["-silent", "-window", "root", "-depth", "8", "ppm:" + path]).status == 0)
+            } else {
+                #expect(try desktop.run("/usr/bin/grim", ["-t", "ppm"] + (output.map { ["-o", $0] } ?? []) + [path]).status == 0)
+            }
             return try #require(Screen(ppm: try Data(contentsOf: URL(filePath: path))))
         }
 
         /// The screen once `condition` holds (the overlay draws a moment after the event).
-        func screen(until condition: (Screen) -> Bool) throws -> Screen {
-            var last = try screen()
+        func screen(output: String? = nil, until condition: (Screen) -> Bool) throws -> Screen {
+            var last = try screen(output: output)
             for _ in 0..<100 where !condition(last) {
                 usleep(30_000)
-                last = try screen()
+                last = try screen(output: output)
             }
             return last
         }
+
+        /// A left click at (x, y) on the X display.
+        func click(_ x: Int, _ y: Int) throws {
+            #expect(try desktop.run("/usr/bin/xdotool", ["mousemove", "\(x)", "\(y)", "click", "1"]).status == 0)
+        }
+
+        var overlayAlive: Bool { waitpid(overlay, nil, WNOHANG) == 0 }
     }
 
-    @Test(.enabled(if: available)) func stacksColoursProgressAndEnds() throws {
-        let rig = try Rig()
+    @Test(.enabled(if: !kinds.isEmpty), arguments: kinds)
+    func stacksColoursProgressAndEnds(_ kind: HeadlessDesktop.Kind) throws {
+        let rig = try Rig(kind)
         try rig.toastctl("add", "All 64 tests passed.", "--title", "CI", "--role", "success", "--duration", "indefinite")
         try rig.toastctl("add", "Disk almost full", "--role", "warning", "--duration", "indefinite")
         let failure = try rig.toastctl("add", "Upload failed", "--role", "failure", "--alignment", "bottom", "--duration", "indefinite")
@@ -120,6 +165,7 @@ struct OverlayTests {
         let screen = try rig.screen { screen in
             screen.cards(atColumn: screen.width / 2) == 4 && screen.near(screen.width / 2, 24, Self.colors["success"]!)
                 && screen.near(screen.width / 2, screen.height - 24, Self.colors["failure"]!)
+                && screen.rows(screen.width / 2, near: Self.colors["info"]!).count > 20
         }
         let middle = screen.width / 2
         #expect(screen.cards(atColumn: middle) == 4, "one card per shown toast")
@@ -129,16 +175,17 @@ struct OverlayTests {
         #expect(warning != nil, "the newer top card under the older")
         #expect((screen.height / 3..<2 * screen.height / 3).contains { screen.near(middle, $0, Self.colors["info"]!) }, "the HUD in the middle")
         #expect(screen.near(middle, screen.height - 24, Self.colors["failure"]!), "\(screen.pixel(middle, screen.height - 24))")
+        // Centred by default: the card's colour spans the middle 400 px.
+        let top = screen.columns(24, near: Self.colors["success"]!)
+        #expect(abs((top.first ?? 0) - (screen.width - 400) / 2) <= 2 && top.count <= 402, "\(top.first ?? -1)...\(top.last ?? -1)")
         // The progress bar: the share of its track that is filled (white) is about 40%.
         let hud = (screen.height / 3..<2 * screen.height / 3).filter { screen.near(middle, $0, Self.colors["info"]!) }
-        let barRow = (hud.first!...hud.last!).first { y in (0..<screen.width).contains { x in screen.pixel(x, y) == (255, 255, 255) } && screen.pixel(middle - 150, y) == (255, 255, 255) }
-        let row = try #require(barRow, "a bar in the HUD")
-        // The track: between the card's padding, what is not the card's own colour.
-        let background = screen.pixel(2, 2)
-        let card = (0..<screen.width).filter { x in
-            let (r, g, b) = screen.pixel(x, row)
-            return abs(r - background.0) + abs(g - background.1) + abs(b - background.2) > 40
+        let barRow = (hud.first!...hud.last!).first { y in
+            (0..<screen.width).contains { x in screen.pixel(x, y) == (255, 255, 255) } && screen.pixel(middle - 100, y) == (255, 255, 255)
         }
+        let row = try #require(barRow, "a bar in the HUD")
+        // The track: right of the card's icon column, what is not the card's own colour.
+        let card = screen.columns(row - 4, near: Self.colors["info"]!)
         let track = (card.first!...card.last!).filter { !screen.near($0, row, Self.colors["info"]!) }
         let filled = track.filter { screen.pixel($0, row) == (255, 255, 255) }
         let share = Double(filled.count) / Double(track.count)
@@ -150,8 +197,9 @@ struct OverlayTests {
         #expect(after.cards(atColumn: middle) == 3)
     }
 
-    @Test(.enabled(if: available)) func hostileTextDrawsBounded() throws {
-        let rig = try Rig()
+    @Test(.enabled(if: !kinds.isEmpty), arguments: kinds)
+    func hostileTextAndImagesDrawBounded(_ kind: HeadlessDesktop.Kind) throws {
+        let rig = try Rig(kind)
         // The longest word a toast can carry (a message is at most 4 KiB).
         let word = String(repeating: "W", count: 3_900)
         try rig.toastctl("add", "<b>not bold</b> \u{1B}[31m \u{202E}reversed " + word, "--title", "<i>x</i>", "--role", "failure", "--duration", "indefinite")
@@ -159,15 +207,130 @@ struct OverlayTests {
         #expect(screen.cards(atColumn: screen.width / 2) == 1)
         // The card keeps its width (400 px), whatever the word.
         let row = (0..<screen.height / 3).first { screen.near(screen.width / 2, $0, Self.colors["failure"]!) }!
-        let wide = (0..<screen.width).filter { screen.near($0, row, Self.colors["failure"]!) }
-        #expect(wide.count <= 402, "\(wide.count)")
-        // And its height bounded: four lines of message at most.
-        let tall = (0..<screen.height).filter { screen.near(screen.width / 2 - 190, $0, Self.colors["failure"]!) }
-        #expect(tall.count < 160, "\(tall.count)")
+        #expect(screen.columns(row, near: Self.colors["failure"]!).count <= 402)
+        // And its height bounded: six lines of message at most.
+        let tall = screen.rows(screen.width / 2 - 190, near: Self.colors["failure"]!)
+        #expect(tall.count < 200, "\(tall.count)")
+        // A 4,000 × 4,000 image, markup that tries Pango's own tags, a FIFO as an image: drawn (or left out), bounded.
+        let big = rig.desktop.runtime + "/big.png"
+        #expect(try DaemonFixture.run("/usr/bin/convert", ["-size", "4000x4000", "xc:#00ff00", big]).status == 0)
+        chmod(big, 0o644)
+        let fifo = rig.desktop.runtime + "/fifo.png"
+        mkfifo(fifo, 0o644)
+        chown(fifo, rig.desktop.uid, rig.desktop.gid)
+        let markup = #"<span size='900000' foreground='red'>huge</span> <b>bold"#
+        for (alignment, image) in [("center", big), ("bottom", fifo)] {
+            let line = #"{"op":"add","toast":{"message":"hostile \#(alignment)","markup":"\#(markup)","image":{"path":"\#(image)"},"alignment":"\#(alignment)","role":"info","duration":"indefinite"}}"#
+            #expect(try rig.toastctl("raw", line).contains("\"ok\":true"))
+        }
+        let after = try rig.screen { $0.cards(atColumn: $0.width / 2) == 3 }
+        #expect(after.cards(atColumn: after.width / 2) == 3)
+        #expect(rig.overlayAlive)
+        let hud = after.rows(after.width / 2 - 190, near: Self.colors["info"]!).filter { $0 > after.height / 4 && $0 < 3 * after.height / 4 }
+        #expect(!hud.isEmpty && hud.count < 120, "the HUD is a card's height, not the image's: \(hud.count)")
+        // The image, scaled into the icon's 32 px: green inside the card's left column, nowhere wide.
+        let green = (0..<after.height).flatMap { y in (0..<after.width).filter { x in after.near(x, y, 0x00_FF_00, tolerance: 40) }.map { ($0, y) } }
+        #expect(!green.isEmpty && green.count <= 34 * 34, "\(green.count) green pixels")
     }
 
-    @Test(.enabled(if: available)) func itResumesWhenToastdRestartsAndExitsWhenTheCompositorGoes() throws {
-        let rig = try Rig()
+    @Test(.enabled(if: !kinds.isEmpty), arguments: kinds)
+    func theStyleFileIsFollowed(_ kind: HeadlessDesktop.Kind) throws {
+        let rig = try Rig(kind, style: Self.still + "position = \"left\"\nmargin = [30, 20]\n")
+        try rig.toastctl("add", "Saved", "--role", "success", "--duration", "indefinite")
+        let left = try rig.screen { !$0.columns(30, near: Self.colors["success"]!).isEmpty }
+        let columns = left.columns(30, near: Self.colors["success"]!)
+        #expect(abs((columns.first ?? -1) - 30) <= 1, "the left margin: \(columns.first ?? -1)")
+        // Edited and reloaded: to the right, in a colour of the user's.
+        try rig.write(style: Self.still + "position = \"right\"\n[overlay.colors]\nsuccess = \"#6a1b9a\"\n")
+        try rig.toastctl("reload")
+        let right = try rig.screen { !$0.columns(30, near: 0x6A_1B_9A).isEmpty }
+        let moved = right.columns(30, near: 0x6A_1B_9A)
+        #expect(abs((moved.last ?? -1) - (right.width - 1 - 16)) <= 1, "the right margin: \(moved.last ?? -1)")
+        #expect(right.columns(30, near: Self.colors["success"]!).isEmpty)
+        // A broken file keeps the style in use, and says why.
+        try rig.write(style: "[overlay]\nwidth = \"wide\"\n")
+        usleep(300_000)
+        #expect(!(try rig.screen()).columns(30, near: 0x6A_1B_9A).isEmpty)
+        let log = (try? String(contentsOfFile: rig.desktop.runtime + "/overlay.log", encoding: .utf8)) ?? ""
+        #expect(log.contains("overlay.width"), "\(log)")
+    }
+
+    @Test(.enabled(if: x11))
+    func clicksInvokeDismissAndSayWhenTheyCannot() throws {
+        let rig = try Rig(.x11)
+        let binaries = rig.binaries
+        func waiting(_ arguments: [String]) throws -> (pid: pid_t, output: String) {
+            let output = rig.desktop.runtime + "/wait-\(arguments[0].count).out"
+            let pid = try rig.desktop.spawn("/bin/sh", ["-c", "exec \"$0\" \"$@\" >\(output)", binaries.appending(path: "toastctl").path] + arguments)
+            return (pid, output)
+        }
+        func finished(_ wait: (pid: pid_t, output: String)) -> String {
+            DaemonFixture.wait(wait.pid)
+            return ((try? String(contentsOfFile: wait.output, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        // An action button: the waiting `toastctl add --wait` prints its action.
+        let delete = try waiting(["add", "Delete the originals?", "--role", "warning", "--action", "delete:Delete", "--action", "keep:Keep", "--duration", "indefinite", "--wait"])
+        // The buttons: a lighter shade of the card's colour, side by side in one row.
+        let button: UInt32 = 0xCF_99_43
+        let screen = try rig.screen { screen in (0..<screen.height / 3).contains { screen.columns($0, near: button, tolerance: 12).count > 100 } }
+        let row = try #require((0..<screen.height / 3).first { screen.columns($0, near: button, tolerance: 12).count > 100 }.map { $0 + 6 })
+        let shaded = screen.columns(row, near: button, tolerance: 12)
+        let second = try #require(shaded.indices.dropFirst().first { shaded[$0] - shaded[$0 - 1] > 1 }.map { shaded[$0] })
+        try rig.click(second + 20, row)
+        #expect(finished(delete) == "keep")
+        // A body click invokes `default`.
+        let open = try waiting(["add", "Report ready", "--role", "info", "--action", "default:Open", "--duration", "indefinite", "--wait"])
+        let card = try rig.screen { !$0.columns(30, near: Self.colors["info"]!).isEmpty }
+        let x = try #require(card.columns(30, near: Self.colors["info"]!).first)
+        try rig.click(x + 200, 30)
+        #expect(finished(open) == "default")
+        // The close button dismisses.
+        let closing = try rig.toastctl("add", "Close me", "--role", "success", "--close-button", "--duration", "indefinite")
+        let closable = try rig.screen { !$0.columns(30, near: Self.colors["success"]!).isEmpty }
+        let edge = try #require(closable.columns(30, near: Self.colors["success"]!).first)
+        let top = try #require(closable.rows(edge + 5, near: Self.colors["success"]!).first)
+        try rig.click(edge + 381, top + 21)
+        var listed = try rig.toastctl("list")
+        for _ in 0..<100 where listed.contains(closing) {
+            usleep(20_000)
+            listed = try rig.toastctl("list")
+        }
+        #expect(!listed.contains("Close me"))
+        // A toast that cannot be dismissed stays, and its card says so (it grows a line).
+        try rig.toastctl("add", "Sticky", "--role", "failure", "--not-dismissible", "--duration", "indefinite")
+        let sticky = try rig.screen { !$0.columns(30, near: Self.colors["failure"]!).isEmpty }
+        let left = try #require(sticky.columns(30, near: Self.colors["failure"]!).first)
+        let before = sticky.rows(left + 5, near: Self.colors["failure"]!).count
+        try rig.click(left + 200, 30)
+        let noted = try rig.screen { $0.rows(left + 5, near: Self.colors["failure"]!).count > before + 8 }
+        #expect(noted.rows(left + 5, near: Self.colors["failure"]!).count > before + 8, "the notice line")
+        #expect(try rig.toastctl("list").contains("Sticky"))
+    }
+
+    @Test(.enabled(if: wayland))
+    func cardsFadeInAndFollowTheOutputScale() throws {
+        let rig = try Rig(.wayland, style: "[overlay]\ntransition = \"fade\"\ntransition_ms = 2000\n")
+        try rig.toastctl("add", "Fading in", "--role", "failure", "--duration", "indefinite")
+        // Half-way through a 2 s fade the card is a blend of its colour and the background.
+        let early = try rig.screen { screen in
+            let (r, _, _) = screen.pixel(screen.width / 2, 24)
+            return r > screen.pixel(2, 2).0 + 10
+        }
+        let (r, _, _) = early.pixel(early.width / 2, 24)
+        #expect(r < 0xB3 - 10, "part-way: \(early.pixel(early.width / 2, 24))")
+        let settled = try rig.screen { $0.near($0.width / 2, 24, Self.colors["failure"]!) }
+        #expect(settled.near(settled.width / 2, 24, Self.colors["failure"]!))
+        // At scale 2 the card is drawn with twice the pixels: 800 wide.
+        let sockets = try FileManager.default.contentsOfDirectory(atPath: rig.desktop.runtime).filter { $0.hasPrefix("sway-ipc") }
+        let ipc = try #require(sockets.first.map { rig.desktop.runtime + "/" + $0 })
+        #expect(try rig.desktop.run("/usr/bin/swaymsg", ["-s", ipc, "output", "*", "scale", "2"]).status == 0)
+        let scaled = try rig.screen { $0.columns(60, near: Self.colors["failure"]!).count > 700 }
+        #expect(abs(scaled.columns(60, near: Self.colors["failure"]!).count - 800) <= 4)
+    }
+
+    @Test(.enabled(if: !kinds.isEmpty), arguments: kinds)
+    func itResumesWhenToastdRestartsAndExitsWhenTheDisplayGoes(_ kind: HeadlessDesktop.Kind) throws {
+        let rig = try Rig(kind)
         try rig.toastctl("add", "before", "--role", "success", "--duration", "indefinite")
         _ = try rig.screen { $0.cards(atColumn: $0.width / 2) == 1 }
         rig.desktop.stop(rig.toastd)
@@ -177,8 +340,8 @@ struct OverlayTests {
         let screen = try rig.screen { $0.near($0.width / 2, 24, Self.colors["warning"]!) && $0.cards(atColumn: $0.width / 2) == 1 }
         #expect(screen.near(screen.width / 2, 24, Self.colors["warning"]!))
         #expect(screen.cards(atColumn: screen.width / 2) == 1)
-        // The compositor goes away: the overlay exits with an error.
-        rig.desktop.stop(rig.desktop.sway)
+        // The display goes away: the overlay exits with an error.
+        rig.desktop.stop(rig.desktop.server)
         var status: Int32 = 0
         var exited = false
         for _ in 0..<300 where !exited {
