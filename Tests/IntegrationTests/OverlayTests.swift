@@ -328,6 +328,22 @@ struct OverlayTests {
         #expect(abs(scaled.columns(60, near: Self.colors["failure"]!).count - 800) <= 4)
     }
 
+    @Test(.enabled(if: wayland))
+    func aNamedOutput() throws {
+        let rig = try Rig(.wayland)
+        let sockets = try FileManager.default.contentsOfDirectory(atPath: rig.desktop.runtime).filter { $0.hasPrefix("sway-ipc") }
+        let ipc = try #require(sockets.first.map { rig.desktop.runtime + "/" + $0 })
+        #expect(try rig.desktop.run("/usr/bin/swaymsg", ["-s", ipc, "create_output"]).status == 0)
+        let outputs = try rig.desktop.run("/usr/bin/swaymsg", ["-s", ipc, "-t", "get_outputs", "-r"]).stdout
+        #expect(outputs.contains("HEADLESS-2"), "\(outputs)")
+        try rig.write(style: Self.still + "output = \"HEADLESS-2\"\n")
+        usleep(200_000)
+        try rig.toastctl("add", "On the second screen", "--role", "success", "--duration", "indefinite")
+        let second = try rig.screen(output: "HEADLESS-2") { $0.near($0.width / 2, 24, Self.colors["success"]!) }
+        #expect(second.near(second.width / 2, 24, Self.colors["success"]!))
+        #expect(!(try rig.screen(output: "HEADLESS-1")).near(640, 24, Self.colors["success"]!), "not on the first")
+    }
+
     @Test(.enabled(if: !kinds.isEmpty), arguments: kinds)
     func itResumesWhenToastdRestartsAndExitsWhenTheDisplayGoes(_ kind: HeadlessDesktop.Kind) throws {
         let rig = try Rig(kind)
