@@ -8,9 +8,12 @@ ensure_packages() {
                 pkg-config --exists libsystemd 2>/dev/null || missing+=(libsystemd-dev pkg-config)
                 [ -e /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
                 [ -e /usr/include/utf8proc.h ] || missing+=(libutf8proc-dev)
-                # toast-overlay draws with wayland-client, cairo and pango.
+                # toast-overlay draws with wayland-client or xcb, cairo and
+                # pango, and reads images with gdk-pixbuf.
                 [ -e /usr/include/wayland-client.h ] || missing+=(libwayland-dev)
                 [ -e /usr/include/pango-1.0/pango/pangocairo.h ] || missing+=(libpango1.0-dev libcairo2-dev)
+                [ -e /usr/include/xcb/shape.h ] || missing+=(libxcb1-dev libxcb-shape0-dev)
+                [ -e /usr/include/gdk-pixbuf-2.0/gdk-pixbuf/gdk-pixbuf.h ] || missing+=(libgdk-pixbuf-2.0-dev)
                 # RE2, measured against the rules' matcher by toast-bench (built with the rest).
                 [ -e /usr/include/re2/re2.h ] || missing+=(libre2-dev g++) ;;
             tests)
@@ -33,8 +36,11 @@ ensure_packages() {
                 # toast-notify's test with mako: a headless sway.
                 command -v sway >/dev/null || missing+=(sway)
                 command -v mako >/dev/null || missing+=(mako-notifier)
-                # toast-overlay's screenshots.
-                command -v grim >/dev/null || missing+=(grim) ;;
+                # toast-overlay's screenshots (grim on Wayland, ImageMagick's
+                # import on X11), its clicks (xdotool) and swaymsg (sway's).
+                command -v grim >/dev/null || missing+=(grim)
+                command -v import >/dev/null || missing+=(imagemagick)
+                command -v xdotool >/dev/null || missing+=(xdotool) ;;
             bench)
                 command -v cc >/dev/null || missing+=(gcc libc6-dev)
                 command -v socat >/dev/null || missing+=(socat) ;;
