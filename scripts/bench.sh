@@ -9,8 +9,9 @@
 #   --quick        fewer samples (a minute or two instead of about ten)
 #   --with-dunst   also install dunst, Xvfb and notify-send, and compare with
 #                  notify-send → dunst on a private D-Bus session bus
-#   SCENARIO       oneshot, ingest, fanout, memory, scheduler, dbus (default: all;
-#                  dbus needs --with-dunst)
+#   SCENARIO       oneshot, ingest, fanout, memory, scheduler, dbus, overlay
+#                  (default: all; dbus needs --with-dunst; overlay runs
+#                  toast-overlay beside mako under a headless sway)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-packages.sh
@@ -24,8 +25,18 @@ for arg in "$@"; do
         *) scenarios+=("$arg") ;;
     esac
 done
+# toast-overlay's rows run in their own script (bench/overlay/overlay-bench.py).
+overlay=0 rest=()
+if [ "${#scenarios[@]}" -eq 0 ]; then
+    overlay=1
+else
+    for scenario in "${scenarios[@]}"; do
+        if [ "$scenario" = overlay ]; then overlay=1; else rest+=("$scenario"); fi
+    done
+fi
 needs=(build bench)
 ((dunst)) && needs+=(dunst)
+((overlay)) && needs+=(overlay)
 ensure_packages "${needs[@]}"
 
 build_release --product toastd
@@ -73,7 +84,13 @@ fi
 
 echo "# toastd benchmarks, $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -r)"
 echo
-"$RELEASE_BIN/toast-bench" run "${quick[@]}" "${peer[@]}" \
-    --toastd "$TOASTD_BIN" --toastd-dynamic "$RELEASE_BIN/toastd" --toastctl "$TOASTCTL_BIN" \
-    --c-oneshot .build-bench/oneshot --c-echo .build-bench/echo --socat "$(command -v socat)" \
-    "${scenarios[@]}"
+if [ "${#scenarios[@]}" -eq 0 ] || [ "${#rest[@]}" -gt 0 ]; then
+    "$RELEASE_BIN/toast-bench" run "${quick[@]}" "${peer[@]}" \
+        --toastd "$TOASTD_BIN" --toastd-dynamic "$RELEASE_BIN/toastd" --toastctl "$TOASTCTL_BIN" \
+        --c-oneshot .build-bench/oneshot --c-echo .build-bench/echo --socat "$(command -v socat)" \
+        "${rest[@]}"
+fi
+if ((overlay)); then
+    echo
+    python3 bench/overlay/overlay-bench.py "${quick[@]}" --toastd "$TOASTD_BIN" --overlay "$OVERLAY_BIN" --toastctl "$TOASTCTL_BIN"
+fi

@@ -4,12 +4,15 @@
 # Swift libraries linked in (--static-swift-stdlib: idle, it is 6 MiB
 # smaller, section 4 of docs/BENCHMARKS.md). Sets RELEASE_BIN (toast-tail,
 # toast-bench, and a toastd linked the default way), TOASTD_BIN and
-# TOASTCTL_BIN.
+# TOASTCTL_BIN, and OVERLAY_BIN (toast-overlay, linked as toastd is).
 build_release() {
     quiet_build -c release "$@"
     RELEASE_BIN="$(swift build -c release --show-bin-path)"
     quiet_build -c release --scratch-path .build-static-stdlib --product toastd --static-swift-stdlib
     TOASTD_BIN="$(swift build -c release --scratch-path .build-static-stdlib --show-bin-path)/toastd"
+    # toast-overlay the same way: it stays resident for the whole session.
+    quiet_build -c release --scratch-path .build-static-stdlib --product toast-overlay --static-swift-stdlib
+    OVERLAY_BIN="$(swift build -c release --scratch-path .build-static-stdlib --show-bin-path)/toast-overlay"
     # The linker warns that getpwuid_r and friends want the same glibc at run
     # time; toastctl calls none of them.
     quiet_build -c release --scratch-path .build-static --product toastctl -Xswiftc -static-executable

@@ -44,6 +44,11 @@ ensure_packages() {
             bench)
                 command -v cc >/dev/null || missing+=(gcc libc6-dev)
                 command -v socat >/dev/null || missing+=(socat) ;;
+            overlay)
+                command -v sway >/dev/null || missing+=(sway)
+                command -v mako >/dev/null || missing+=(mako-notifier)
+                command -v notify-send >/dev/null || missing+=(libnotify-bin)
+                command -v python3 >/dev/null || missing+=(python3) ;;
             dunst)
                 command -v dunst >/dev/null || missing+=(dunst)
                 command -v Xvfb >/dev/null || missing+=(xvfb xauth)

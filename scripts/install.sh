@@ -22,13 +22,14 @@ done
 
 BIN_DIR="${TOASTD_BIN_DIR:-}"
 TOASTD=""
+OVERLAY_BIN=""
 TOASTCTL=""
 if [ -z "$BIN_DIR" ]; then
     source scripts/ensure-packages.sh
     source scripts/build-release.sh
     ensure_packages build
     build_release --product toastd
-    for product in toast-tail toast-notify toast-overlay; do
+    for product in toast-tail toast-notify; do
         quiet_build -c release --product "$product"
     done
     BIN_DIR="$RELEASE_BIN"
@@ -41,9 +42,10 @@ UNITS="${XDG_CONFIG_HOME:-$HOME/.config}/systemd/user"
 install -d -m 755 "$PREFIX/bin" "$UNITS" "$PREFIX/share/doc/toastd" "$PREFIX/share/man/man1" \
     "$PREFIX/share/bash-completion/completions" "$PREFIX/share/zsh/site-functions" \
     "${XDG_CONFIG_HOME:-$HOME/.config}/fish/completions"
-for tool in toast-tail toast-notify toast-overlay; do
+for tool in toast-tail toast-notify; do
     install -m 755 "$BIN_DIR/$tool" "$PREFIX/bin/$tool"
 done
+install -m 755 "${OVERLAY_BIN:-$BIN_DIR/toast-overlay}" "$PREFIX/bin/toast-overlay"
 install -m 755 "${TOASTD:-$BIN_DIR/toastd}" "$PREFIX/bin/toastd"
 install -m 755 "${TOASTCTL:-$BIN_DIR/toastctl}" "$PREFIX/bin/toastctl"
 # The units name %h/.local/bin/toastd, which is where it just went.
