@@ -11,12 +11,28 @@ extension Overlay.Backend: ExpressibleByArgument {}
 struct ToastOverlayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "toast-overlay",
-        abstract: "Draw toastd's toasts on screen (a Wayland compositor with layer-shell: sway, Hyprland, river, KDE).",
+        abstract: "Draw toastd's toasts on screen: Wayland (layer-shell: sway, Hyprland, river, KDE) or X11.",
         discussion: """
             The scene's stacks as toastd shows them: the top stack from the top edge, the HUD in the \
-            middle, the bottom stack from the bottom edge, each card in its role's colour. It decides \
-            nothing itself (no queue, no expiry), resumes when toastd restarts, and exits with status 1 \
-            when the compositor goes away, for systemd to restart it. Exit status: 2 usage error.
+            middle, the bottom stack from the bottom edge, newest nearest the middle. A card has its \
+            role's colour and glyph (or the toast's emoji, icon name, image file or image data), the \
+            title, the message (its markup drawn when the toast came with freedesktop body markup; \
+            plain text is never read as markup), ×N, a progress bar or spinner, the countdown, action \
+            buttons and a close button. A click on a button invokes its action, on the close button \
+            dismisses, on the body invokes the toast's `default` action or else dismisses; a toast that \
+            cannot be dismissed says so on its card. It decides nothing itself (no queue, no expiry).
+
+            Style: the [overlay] table of the configuration file (font, title_font, width, \
+            corner_radius, padding, gap, margin, position, opacity, transition, transition_ms, output, \
+            icon_theme, and [overlay.colors] per role and text), read again whenever the file changes; \
+            a file with a mistake keeps the style in use and logs why. `toastd --check-config` checks it.
+
+            Wayland: layer-shell surfaces on the overlay layer, no keyboard focus, clicks outside the \
+            cards pass through, drawn at the output's scale, on the focused output or the one named by \
+            `output`. X11: override-redirect notification windows shaped to their cards.
+
+            Exit status: 0 never (it runs until stopped); 1 the display went away or cannot be opened \
+            (systemd restarts it); 2 usage error. toastd restarting is resumed, not an exit.
             """,
         version: ProtocolInfo.toolVersion
     )
