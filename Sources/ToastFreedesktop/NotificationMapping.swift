@@ -78,11 +78,13 @@ public struct Notification: Sendable, Hashable {
 }
 
 public enum NotificationMapping {
-    /// The capabilities toastd advertises: exactly what it does. It keeps
-    /// markup and images for viewers that draw them, but advertises
-    /// `body-markup`, `body-hyperlinks` and `body-images` only once one does.
+    /// The capabilities toastd advertises: exactly what it does. The body
+    /// is read as markup (its plain text for every viewer, its markup for
+    /// toast-overlay, which draws `b`, `i` and `u`); links are drawn but
+    /// cannot be followed and images are their `alt` text, so
+    /// `body-hyperlinks` and `body-images` are not advertised.
     public static let capabilities = [
-        "actions", "body", "icon-static", "persistence",
+        "actions", "body", "body-markup", "icon-static", "persistence",
         "x-dunst-stack-tag", "x-canonical-private-synchronous", "synchronous", "private-synchronous",
     ]
 

@@ -285,7 +285,8 @@ struct RealNotificationClientsTests {
         let session = try Session()
         let capabilities = try Self.python(session, "caps").stdout.split(separator: "\n").map(String.init)
         #expect(Set(capabilities) == Set(NotificationMapping.capabilities))
-        #expect(!capabilities.contains("body-markup"), "nothing draws markup yet")
+        #expect(capabilities.contains("body-markup"), "toast-overlay draws it")
+        #expect(!capabilities.contains("body-hyperlinks") && !capabilities.contains("body-images"), "drawn, but not followed or shown")
         #expect(!capabilities.contains("sound"), "toastd plays no sound")
         // persistence: a notification survives toastd's restart.
         let id = try session.notifySend("-p", "-t", "0", "kept across a restart").stdout
