@@ -12,13 +12,26 @@ public enum CommandLineTool {
     public static let usageError: Int32 = 2
 
     public static func main<Command: ParsableCommand>(_: Command.Type, arguments: [String]) -> Never {
+        var parsed: ParsableCommand.Type?
         do {
             var command = try Command.parseAsRoot(arguments)
+            parsed = type(of: command)
             try command.run()
             Glibc.exit(0)
         } catch let code as ExitCode {
             Glibc.exit(code.rawValue)
         } catch {
+            // A usage error found once the words were read (a subcommand's
+            // own checks): the usage shown is that subcommand's, not the root's.
+            if let parsed, parsed != Command.self, Command.exitCode(for: error) == .validationFailure {
+                let name = ([Command._commandName] + subcommandPath(to: parsed, from: Command.self)).joined(separator: " ")
+                printError("""
+                    Error: \(Command.message(for: error))
+                    Usage: \(Command.usageString(for: parsed))
+                      See '\(name) --help' for more information.
+                    """)
+                Glibc.exit(usageError)
+            }
             let code = Command.exitCode(for: error)
             if code == .success {
                 print(Command.fullMessage(for: error))
@@ -28,6 +41,16 @@ public enum CommandLineTool {
             Glibc.exit(code == .validationFailure ? usageError : code.rawValue)
         }
     }
+}
+
+/// The subcommands' names from `root` down to `target` (without the root's).
+private func subcommandPath(to target: ParsableCommand.Type, from root: ParsableCommand.Type) -> [String] {
+    for sub in root.configuration.subcommands {
+        if sub == target { return [sub._commandName] }
+        let below = subcommandPath(to: target, from: sub)
+        if !below.isEmpty { return [sub._commandName] + below }
+    }
+    return []
 }
 
 /// Writes a line to stderr at once, unbuffered.

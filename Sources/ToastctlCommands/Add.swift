@@ -15,15 +15,19 @@ extension Toastctl {
             abstract: "Show a toast and print its id.",
             discussion: """
                 toastctl add MESSAGE, or toastctl add TITLE MESSAGE as notify-send's summary and body. \
-                A MESSAGE of - is read from standard input. With --wait, block until the toast ends and \
-                print the invoked action's id, or the reason it ended.
-                """
+                A MESSAGE of - is read from standard input; if that is empty, the title alone is the \
+                message. With --wait, block until the toast ends and print the invoked action's id, or \
+                the reason it ended. notify-send's flags work too (-u, -t, -a, -i, -c, -h, -e, -r, -p, \
+                -A, -w); -h is a hint here, as in notify-send, so help is --help.
+                """,
+            helpNames: [.long]
         )
         @OptionGroup var client: ClientOptions
         @Argument(help: ArgumentHelp("The message, or the title and then the message (- reads it from stdin).", valueName: "text"))
         var text: [String]
         @OptionGroup var fields: ToastFieldOptions
-        @Flag(help: "Wait until the toast ends; print the action id or the end reason.") var wait = false
+        @OptionGroup(title: "notify-send's flags") var notify: NotifySendOptions
+        @Flag(name: [.customShort("w"), .long], help: "Wait until the toast ends; print the action id or the end reason.") var wait = false
         @Option(help: "With --wait: give up after this many seconds (the toast is removed).") var timeout: Double?
 
         func validate() throws {
@@ -38,14 +42,47 @@ extension Toastctl {
             var values = fields.values
             if text.count == 2 { values.title = text[0] }
             var message = text[text.count - 1]
-            if message == "-" { message = Self.readStandardInput() }
+            if message == "-" {
+                message = Self.readStandardInput()
+                // `make | tail -1 | toastctl add --title make -` with nothing to say: the title says it.
+                if message.isEmpty, let title = values.title {
+                    message = title
+                    values.title = nil
+                }
+                if message.isEmpty { throw ValidationError("the message is empty: standard input had nothing, and there is no title") }
+            }
             let request: JSONValue
             do {
+                try notify.values.apply(to: &values)
                 request = try values.addRequest(message: message)
             } catch let invalid {
                 throw ValidationError(invalid.message)
             }
+            if let replaceID = notify.replaceID, try Self.replace(ToastID(replaceID), with: request, client: client) { return }
             try Self.add(request, wait: wait, timeout: timeout, client: client)
+        }
+
+        /// notify-send's -r: the toast's fields changed in place, when it is
+        /// still there (false when it is gone: a new toast is added instead).
+        static func replace(_ id: ToastID, with request: JSONValue, client: ClientOptions) throws -> Bool {
+            guard case .object(let toast)? = request["toast"] else { return false }
+            var patch: JSONObject = [:]
+            for member in ToastMember.allCases where member.isPatchable {
+                if let value = toast[member.name] { patch[member.name] = value }
+            }
+            let connection = try client.connect()
+            let update = WireEncoder.request(.command(.update(.id(id), try ToastFields.patch(patch))))
+            let reply: JSONValue
+            do {
+                reply = try connection.request(update, timeout: client.replyTimeout)
+            } catch {
+                printError("toastctl: \(error)")
+                throw ExitCode(1)
+            }
+            if case .failure(let error) = WireDecoder.reply(reply), error.code == .notFound { return false }
+            _ = try client.result(of: reply)
+            client.output(["id": .int(Int64(id))]) { "\(id)" }
+            return true
         }
 
         /// All of standard input, less its trailing newlines.

@@ -6,16 +6,16 @@ public struct ToastFieldOptions: ParsableArguments {
     public init() {}
 
     @Option(help: "A bold title above the message.") var title: String?
-    @Option(help: "An emoji or a short icon name.") var icon: String?
+    @Option(name: [.customShort("i"), .long], help: "An emoji, an icon name, or an image's path.") var icon: String?
     @Option(help: "plain, info, success, warning or failure.", completion: .list(ToastRole.allCases.map(\.rawValue))) var role: String?
-    @Option(help: "short (2 s), long (3.5 s), longer (5 s), indefinite, or seconds (0.1 to 86400).", completion: .list(["short", "long", "longer", "indefinite"])) var duration: String?
+    @Option(help: "short (2 s), long (3.5 s), longer (5 s), indefinite, or a time: 500ms, 5s, 2m, 1h (a bare number is seconds; 0.1 s to 24 h).", completion: .list(["short", "long", "longer", "indefinite"])) var duration: String?
     @Option(help: "top, center (a HUD) or bottom.", completion: .list(ToastAlignment.allCases.map(\.rawValue))) var alignment: String?
     @Option(help: "The scene (presentation context).") var scene: String?
     @Option(name: .customLong("reuse-id"), help: "Adding a toast with the same reuse id updates it in place.") var reuseID: String?
     @Option(help: "none, indeterminate (a spinner), or a fraction from 0 to 1 (a bar).", completion: .list(["none", "indeterminate"])) var progress: String?
     @Flag(name: .customLong("not-dismissible"), help: "A person may not dismiss it.") var notDismissible = false
     @Flag(name: .customLong("close-button"), help: "Show a close button.") var closeButton = false
-    @Option(name: .customLong("action"), help: "An action as ID:LABEL, e.g. undo:Undo (up to 3).") var actions: [String] = []
+    @Option(name: .customLong("action"), help: "An action as ID:LABEL, e.g. undo:Undo (repeatable, up to 16; the id default is a click on the body).") var actions: [String] = []
     @Option(help: "Who sends it (default: this process, name[pid]).") var source: String?
     @Option(help: "never, presentation or always.", completion: .list(CancellationPolicy.allCases.map(\.rawValue))) var cancellation: String?
     @Option(help: "How important, 0 to 100 (default: its role's; failure 80): at or above a pause's level it still shows.")
@@ -50,6 +50,8 @@ struct ToastFields: Equatable {
     var cancellation: String?
     var invalidation: [String] = []
     var level: Int?
+    /// Members with no option of their own (notify-send's flags and hints).
+    var extra: JSONObject = [:]
 
     struct Invalid: Error {
         var message: String
@@ -76,6 +78,15 @@ struct ToastFields: Equatable {
         if let cancellation { members["cancellation"] = .string(cancellation) }
         if !invalidation.isEmpty { members["invalidation"] = .array(invalidation.map { .string($0) }) }
         if let level { members["level"] = .int(Int64(level)) }
+        for (key, value) in extra { members[key] = value }
+        // An icon that is a path is an image, as freedesktop's app_icon is.
+        if let icon, icon.hasPrefix("/") || icon.hasPrefix("file://"), members["image"] == nil {
+            members["icon"] = nil
+            members["image"] = ["path": .string(icon)]
+        }
+        if actions.count > ToastLimits.maxActions {
+            throw Invalid(message: "--action: at most \(ToastLimits.maxActions) actions (got \(actions.count))")
+        }
         let toast: Toast
         do {
             toast = try WireDecoder.decodeToast(.object(members))
@@ -100,7 +111,19 @@ struct ToastFields: Equatable {
 
     static func numberOrName(_ text: String) -> JSONValue {
         if let number = Double(text), number.isFinite { return .double(number) }
+        if let seconds = seconds(text) { return .double(seconds) }
         return .string(text)
+    }
+
+    /// A time with its unit, in seconds: 500ms, 5s, 2m, 1h (also 1.5s).
+    static func seconds(_ text: String) -> Double? {
+        for (unit, scale) in [("ms", 0.001), ("s", 1.0), ("m", 60.0), ("h", 3600.0)] where text.hasSuffix(unit) {
+            guard let number = Double(text.dropLast(unit.count)), number.isFinite, number >= 0,
+                text.first.map({ $0.isNumber || $0 == "." }) == true
+            else { continue }
+            return number * scale
+        }
+        return nil
     }
 
     static func action(_ text: String) throws(Invalid) -> JSONValue {
@@ -116,8 +139,11 @@ extension ToastError {
     var fieldDescription: String {
         guard let field else { return message }
         let option = field.replacingPrefix("toast.", with: "")
-            .replacingOccurrences(of: "reuseId", with: "reuse-id")
-        return "--\(option): \(message)"
+        if option == "message" { return "the message: \(message)" }
+        let names = ["reuseId": "reuse-id", "actions": "action", "closeButton": "close-button", "desktopEntry": "hint desktop-entry",
+                     "soundName": "hint sound-name", "image": "icon"]
+        let head = option.split(separator: ".", maxSplits: 1).first.map(String.init) ?? option
+        return "--\(names[head] ?? head)\(option.dropFirst(head.count)): \(message)"
     }
 }
 

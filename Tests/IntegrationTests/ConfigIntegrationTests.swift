@@ -259,6 +259,7 @@ struct ConfigIntegrationTests {
         let daemon = try DaemonFixture()
         #expect(try daemon.toastctl("is-paused", "--quiet").status == 1)
         #expect(try daemon.toastctl("pause").stdout == "paused at level 50")
+        #expect(try daemon.toastctl("is-paused").stdout == "true", "as dunstctl is-paused")
         #expect(try daemon.toastctl("is-paused").status == 0)
         let info = try Self.added(daemon.toastctl("add", "held", "--json"))
         #expect(info["toast"]?["state"] == "queued")
@@ -352,12 +353,27 @@ struct ConfigIntegrationTests {
     @Test func dismissAndInvokeLatestNeedNoID() throws {
         let daemon = try DaemonFixture()
         let connection = try daemon.connect()
-        let older = try connection.request(["op": "add", "toast": ["message": "older", "actions": [["id": "open", "label": "Open"]]]])
+        let older = try connection.request([
+            "op": "add", "toast": ["message": "older", "actions": [["id": "delete", "label": "Delete"], ["id": "keep", "label": "Keep"]]],
+        ])
+        let olderID = older["result"]?["id"]?.intValue ?? 0
         _ = try connection.request(["op": "add", "toast": ["message": "newest, no action"]])
-        let invoked = try daemon.toastctl("invoke", "--latest")
+        // No default action: never a guess (the first one here deletes); the actions are listed.
+        let refused = try daemon.toastctl("invoke", "--latest")
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("delete (Delete), keep (Keep)"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("Usage: toastctl invoke"), "the subcommand's usage: \(refused.stderr)")
+        // Named after the id, positionally.
+        let invoked = try daemon.toastctl("invoke", "\(olderID)", "keep")
         #expect(invoked.status == 0, "\(invoked.stderr)")
-        #expect(invoked.stdout == "\(older["result"]?["id"]?.intValue ?? 0)")
-        let dismissed = try daemon.toastctl("dismiss", "--latest")
+        #expect(invoked.stdout == "\(olderID)")
+        // With a default, it is the one.
+        let opened = try connection.request([
+            "op": "add", "toast": ["message": "report", "actions": [["id": "default", "label": "Open"], ["id": "rm", "label": "Delete"]]],
+        ])
+        #expect(try daemon.toastctl("invoke", "--latest").stdout == "\(opened["result"]?["id"]?.intValue ?? 0)")
+        // dismiss with no id: the newest, as dunstctl close.
+        let dismissed = try daemon.toastctl("dismiss")
         #expect(dismissed.status == 0, "\(dismissed.stderr)")
         #expect(try daemon.toastctl("dismiss", "--latest").status == 1)
         #expect(try daemon.toastctl("dismiss", "3", "--latest").status == 2)

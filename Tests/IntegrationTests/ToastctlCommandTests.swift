@@ -33,6 +33,50 @@ struct ToastctlCommandTests {
         #expect(try daemon.toastctl("add", "A", "B", "C").status == 2)
     }
 
+    /// notify-send's flags on `toastctl add` (issue #42), each onto toastd's own word.
+    @Test func notifySendFlagsMapOntoToastFields() throws {
+        let daemon = try DaemonFixture()
+        func toast(_ arguments: String...) throws -> JSONValue? {
+            let outcome = try DaemonFixture.toastctl(["add"] + arguments + ["--json"], socket: daemon.socket)
+            #expect(outcome.status == 0, "\(arguments): \(outcome.stderr)")
+            return try JSONValue.parse(outcome.stdout)["toast"]
+        }
+        let critical = try toast("-u", "critical", "-a", "backup", "Backup failed", "disk full")
+        #expect(critical?["role"] == "failure" && critical?["duration"] == "indefinite" && critical?["urgency"] == "critical")
+        #expect(critical?["source"] == "backup")
+        #expect(try toast("-u", "critical", "--role", "warning", "-t", "2000", "x")?["role"] == "warning", "--role wins")
+        let hinted = try toast("-t", "1500", "-c", "email.arrived", "-h", "int:value:40", "-h", "string:x-dunst-stack-tag:vol", "-e", "-i", "/tmp/a.png", "Volume")
+        #expect(hinted?["duration"] == 1.5 && hinted?["category"] == "email.arrived" && hinted?["progress"] == 0.4)
+        #expect(hinted?["reuseId"] == "vol" && hinted?["transient"] == true && hinted?["image"]?["path"] == "/tmp/a.png")
+        #expect(try toast("-t", "0", "x")?["duration"] == "indefinite", "-t 0 never expires")
+        let actions = try toast("-A", "yes=Yes", "-A", "No", "Deploy?")?["actions"]
+        #expect(actions == [["id": "yes", "label": "Yes"], ["id": "1", "label": "No"]])
+        // Durations with units; a bare number is seconds.
+        #expect(try toast("--duration", "500ms", "x")?["duration"] == 0.5)
+        #expect(try toast("--duration", "2m", "x")?["duration"] == 120)
+        #expect(try toast("--duration", "5", "x")?["duration"] == 5)
+        // -r replaces in place while the toast lives, and adds when it is gone.
+        let id = try daemon.toastctl("add", "first", "-t", "0").stdout
+        #expect(try daemon.toastctl("add", "-r", id, "replaced").stdout == id)
+        #expect(try daemon.toastctl("list", "--json").stdout.contains("replaced"))
+        #expect(try daemon.toastctl("add", "-r", "99999", "new").stdout != "99999")
+        // Conflicts and bad values are usage errors naming the flag.
+        let twice = try daemon.toastctl("add", "-t", "100", "--duration", "5", "x")
+        #expect(twice.status == 2 && twice.stderr.contains("-t/--expire-time and --duration"))
+        #expect(try daemon.toastctl("add", "-u", "urgent", "x").stderr.contains("-u/--urgency"))
+        let hint = try daemon.toastctl("add", "-h", "string:x-unknown:1", "x")
+        #expect(hint.status == 0 && hint.stderr.contains("ignoring the hint 'x-unknown'"), "a dunst script keeps working")
+        let many = try DaemonFixture.toastctl(["add", "x"] + (0..<17).flatMap { ["--action", "a\($0):A"] }, socket: daemon.socket)
+        #expect(many.status == 2 && many.stderr.contains("--action: at most 16"), "\(many.stderr)")
+        #expect(many.stderr.contains("Usage: toastctl add"), "the subcommand's usage, not the root's: \(many.stderr)")
+        // An empty standard input with a title: the title says it; with none, the error names the message.
+        let toastctl = DaemonFixture.binaryDirectory.appending(path: "toastctl").path
+        let titled = try DaemonFixture.run("/bin/sh", ["-c", "printf '' | \(toastctl) add --title make - --json"], environment: ["TOASTD_SOCKET": daemon.socket])
+        #expect(try JSONValue.parse(titled.stdout)["toast"]?["message"] == "make", "\(titled.stderr)")
+        let empty = try DaemonFixture.run("/bin/sh", ["-c", "printf '' | \(toastctl) add -"], environment: ["TOASTD_SOCKET": daemon.socket])
+        #expect(empty.status == 2 && empty.stderr.contains("the message is empty") && !empty.stderr.contains("--message"))
+    }
+
     @Test func timeoutWithoutWaitIsAUsageError() throws {
         let daemon = try DaemonFixture()
         let outcome = try daemon.toastctl("add", "x", "--timeout", "3")
