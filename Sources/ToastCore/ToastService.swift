@@ -29,6 +29,9 @@ public struct ToastService: Sendable {
     public private(set) var runs: [RuleRun] = []
     /// The connections that hold do not disturb (`inhibit`), and why.
     public private(set) var inhibitors: [EventRouter.ConnectionID: String] = [:]
+    /// The modes the configuration declares (`modes = [...]`); a mode
+    /// request naming another is refused. nil: none declared, any name goes.
+    public var declaredModes: [String]?
 
     /// A command a rule's `exec` runs, and the toast it runs for.
     public struct RuleRun: Sendable, Hashable {
@@ -287,6 +290,19 @@ public struct ToastService: Sendable {
             let transition = scheduler.handle(command, now: now)
             return Response(ref: ref, result: transition.reply, effects: transition.effects)
         case .mode(let change):
+            if let declared = declaredModes {
+                let named: [String] =
+                    switch change {
+                    case .list, .remove: []
+                    case .set(let names): names
+                    case .add(let name), .toggle(let name): [name]
+                    }
+                if let unknown = named.first(where: { !declared.contains($0) }) {
+                    let known = declared.isEmpty ? "none" : declared.joined(separator: ", ")
+                    return Response(
+                        ref: ref, refusal: ToastError(.invalidField, "unknown mode '\(unknown)'; the configuration declares: \(known)", field: "mode"))
+                }
+            }
             var modes = scheduler.modes
             switch change {
             case .list: break

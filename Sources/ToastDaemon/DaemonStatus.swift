@@ -7,6 +7,8 @@ struct DaemonStatus: Sendable, Equatable {
     var persistence: StatePersistence.Mode
     var historyCount: Int
     var inhibitors: Int
+    /// Each inhibitor's reason (`toastctl inhibit --reason`), sorted.
+    var inhibitorReasons: [String] = []
     var knownModes: [String]
     var rules: Int
     /// The configuration file read, if any.
@@ -23,6 +25,7 @@ struct DaemonStatus: Sendable, Equatable {
         if case .degraded(let reason) = persistence { members["persistenceReason"] = .string(reason) }
         members["history"] = .int(Int64(historyCount))
         members["inhibitors"] = .int(Int64(inhibitors))
+        members["inhibitorReasons"] = .array(inhibitorReasons.map { .string($0) })
         members["knownModes"] = .array(knownModes.map { .string($0) })
         members["rules"] = .int(Int64(rules))
         members["config"] = configPath.map(JSONValue.string) ?? .null

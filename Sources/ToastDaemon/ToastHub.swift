@@ -144,6 +144,7 @@ final class ToastHub: @unchecked Sendable {
         configurationError = error
         ruleCount = resolved.config.rules.rules.count
         knownModes = resolved.config.modes ?? []
+        service.declaredModes = resolved.config.modes
         runner.limits = RuleCommandRunner.Limits(
             timeout: resolved.config.execTimeout, maxRunning: resolved.config.execMaxRunning
         )
@@ -322,7 +323,10 @@ final class ToastHub: @unchecked Sendable {
         case .added(let record, _, _), .updated(let record):
             var isNew = false
             if case .added(_, false, _) = reply { isNew = true }
-            logger.info(
+            // A new toast is one line at info; its updates (a progress bar's
+            // hundred steps, a dedupe) are at debug, not a hundred lines.
+            logger.log(
+                level: isNew ? .info : .debug,
                 isNew ? "toast added" : "toast updated",
                 metadata: [
                     "toast_id": "\(record.id)",
@@ -434,7 +438,7 @@ final class ToastHub: @unchecked Sendable {
 
     var daemonStatus: DaemonStatus {
         DaemonStatus(
-            persistence: persistence.mode, historyCount: service.history.count, inhibitors: service.inhibitors.count,
+            persistence: persistence.mode, historyCount: service.history.count, inhibitors: service.inhibitors.count, inhibitorReasons: service.inhibitors.values.sorted(),
             knownModes: knownModes, rules: ruleCount, configPath: configurationSource?.path, configError: configurationError,
             board: board
         )

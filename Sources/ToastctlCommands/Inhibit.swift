@@ -19,11 +19,22 @@ extension Toastctl {
                 """
         )
         @OptionGroup var client: ClientOptions
-        @Option(help: "Why (shown in status).") var reason: String?
+        @Option(help: "Why (shown in status, status --json and the waybar tooltip).") var reason: String?
         @Argument(parsing: .postTerminator, help: "The command and its arguments, after --.") var command: [String] = []
 
         func run() throws {
-            let connection = try client.connect()
+            let connection: ToastConnection
+            do {
+                connection = try ToastConnection(path: client.socketPath)
+            } catch {
+                guard !command.isEmpty else {
+                    printError("toastctl: \(error)")
+                    throw ExitCode(3)
+                }
+                // Nothing to hold back; the command still runs, as `toastctl run` does.
+                printError("toastctl: \(error); running \(Run.shellQuoted(command)) without an inhibitor")
+                throw ExitCode(try Run.spawnAndWait(command, forwardingSignals: true).status)
+            }
             let why = reason ?? (command.first.map { "toastctl inhibit \($0)" } ?? "toastctl inhibit")
             _ = try client.perform(WireEncoder.request(.inhibit(reason: why)), on: connection)
             guard !command.isEmpty else {

@@ -25,14 +25,19 @@ extension Toastctl {
         @Option(help: "The HUD's alignment: top, center or bottom.", completion: .list(ToastAlignment.allCases.map(\.rawValue)))
         var alignment = ToastAlignment.center
         @Option(help: "The scene.") var scene: String?
+        @Option(help: "How long a failure's toast stays: indefinite (until dismissed), or a duration (5s, 2m).")
+        var failureDuration = "indefinite"
         @Argument(parsing: .postTerminator, help: "The command and its arguments, after --.") var command: [String]
 
         func validate() throws {
             if command.isEmpty { throw ValidationError("give the command after --, e.g. toastctl run -- make") }
+            guard ToastFields.numberOrName(failureDuration).durationValue != nil else {
+                throw ValidationError("--failure-duration: indefinite, or a duration such as 5s or 2m (got '\(failureDuration)')")
+            }
         }
 
         func run() throws {
-            let label = Terminal.sanitize(command.joined(separator: " "))
+            let label = Terminal.sanitize(Self.shellQuoted(command))
             let reuseID = "run-\(getpid())"
             // Ends with this connection's source: a killed toastctl leaves no HUD behind.
             let hud = Toast(
@@ -77,10 +82,24 @@ extension Toastctl {
                 patch.message = "\(label) (\(elapsed))"
             } else {
                 (patch.role, patch.title, patch.icon) = (.failure, "Failed", "✗")
-                patch.message = "\(label) exited with status \(outcome.status) (\(elapsed))"
-                patch.duration = .some(.longer)
+                patch.message =
+                    outcome.notStarted.map { "\(label) did not start: \($0)" }
+                    ?? "\(label) exited with status \(outcome.status) (\(elapsed))"
+                if outcome.notStarted != nil { patch.title = "Did not start" }
             }
-            if connection != nil {
+            if connection != nil, patch.role == .failure {
+                // A failure goes ahead of every HUD: the HUD goes, and the
+                // failure shows at the top, where it stays until dismissed
+                // (--failure-duration), never queued behind another run's HUD.
+                _ = send(.command(.remove(.reuseID(reuseID, scene: hud.scene))))
+                var failure = patch.applied(to: hud)
+                failure.invalidation = []
+                failure.alignment = .top
+                failure.reuseID = nil
+                failure.duration = ToastFields.numberOrName(failureDuration).durationValue
+                _ = send(.command(.add(failure)))
+                _ = bind(false)
+            } else if connection != nil {
                 if !send(.command(.update(.reuseID(reuseID, scene: hud.scene), patch))) {
                     var result = patch.applied(to: hud)
                     result.invalidation = []
@@ -108,6 +127,19 @@ extension Toastctl {
             var status: Int32
             /// SIGINT, SIGTERM or SIGHUP reached toastctl while the command ran.
             var interruptedBy: Int32?
+            /// Why it never started (not found, not executable), if it did not.
+            var notStarted: String?
+        }
+
+        /// The command as a shell would read it back: `sh -c 'exit 3'`.
+        static func shellQuoted(_ words: [String]) -> String {
+            words.map { word in
+                let safe = !word.isEmpty && word.utf8.allSatisfy { byte in
+                    (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                        || "_@%+=:,./-".utf8.contains(byte)
+                }
+                return safe ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+            }.joined(separator: " ")
         }
 
         /// Runs the command with this process's stdio. With
@@ -128,7 +160,7 @@ extension Toastctl {
             case .success(let started): pid = started
             case .failure(let error):
                 printError("toastctl: cannot run \(command[0]): \(error)")
-                return Outcome(status: 127)
+                return Outcome(status: 127, notStarted: "\(error)")
             }
             var interruptedBy: Int32?
             var status: Int32 = 0
@@ -162,5 +194,16 @@ extension String {
         while text.count <= offset { text = "0" + text }
         text.insert(separator, at: text.index(text.endIndex, offsetBy: -offset))
         return text
+    }
+}
+
+extension JSONValue {
+    /// A duration as the wire reads it (`"indefinite"`, `5`), or nil when it is not one.
+    var durationValue: ToastDuration? {
+        do throws(ToastError) {
+            return try WireDecoder.decodeDuration(self, field: "duration")
+        } catch {
+            return nil
+        }
     }
 }

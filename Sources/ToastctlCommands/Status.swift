@@ -15,8 +15,9 @@ extension Toastctl {
             discussion: """
                 --follow prints the status once, then again each time it changes, until interrupted; when \
                 toastd goes away it prints an `offline` line and reconnects. --format waybar prints \
-                waybar's custom-module JSON: text (toasts live), alt and class (paused, dnd, \
-                notification, none, offline), tooltip.
+                waybar's custom-module JSON with swaync's state names: text (toasts live), alt and class \
+                (notification, none, dnd-notification, dnd-none, inhibited-notification, inhibited-none, \
+                offline), tooltip (with the inhibitors' reasons). Once, with toastd down, it prints offline.
                 """
         )
         @OptionGroup var client: ClientOptions
@@ -26,6 +27,11 @@ extension Toastctl {
         func run() throws {
             let format = self.format ?? (client.json ? .json : .text)
             guard follow else {
+                // A status bar polling once: toastd down is a state to show, not an error.
+                if format == .waybar, (try? ToastConnection(path: client.socketPath)) == nil {
+                    print(format.offline)
+                    return
+                }
                 print(format.render(try client.perform(WireEncoder.request(.status))))
                 return
             }
@@ -94,21 +100,28 @@ enum StatusFormat: String, ExpressibleByArgument, CaseIterable {
         }
     }
 
-    /// waybar's custom module JSON, as swaync-client -swb prints it:
-    /// `alt` is `paused` (toastctl pause), `dnd` (only inhibitors hold),
-    /// `notification` (toasts are live) or `none`; `class` is the same, plus
-    /// `config-error` when toastd refused its configuration file.
+    /// waybar's custom module JSON, with swaync-client -swb's state names,
+    /// so a swaync user's `format-icons` light the right icon: `alt` is
+    /// `notification` or `none` (toasts live or not), prefixed `dnd-` when
+    /// the user paused (toastctl pause, or a mode's pause) and `inhibited-`
+    /// when only inhibitors hold; `class` is the same, plus `config-error`
+    /// when toastd refused its configuration file.
     static func waybar(_ status: JSONValue) -> JSONValue {
         let shown = status["shown"]?.intValue ?? 0
         let queued = status["queued"]?.intValue ?? 0
         let level = status["pauseLevel"]?.intValue ?? 0
         let pausedLevel = status["pausedLevel"]?.intValue ?? level
         let inhibitors = status["inhibitors"]?.intValue ?? 0
-        let alt =
-            pausedLevel > 0 ? "paused" : level > 0 ? "dnd" : shown + queued > 0 ? "notification" : "none"
+        let live = shown + queued > 0 ? "notification" : "none"
+        let alt = pausedLevel > 0 ? "dnd-" + live : level > 0 ? "inhibited-" + live : live
         var tooltip = "\(shown) shown, \(queued) waiting"
         if level > 0 { tooltip += "; do not disturb at level \(level)" }
-        if inhibitors > 0 { tooltip += "; \(inhibitors) inhibitor\(inhibitors == 1 ? "" : "s")" }
+        if inhibitors > 0 {
+            tooltip += "; \(inhibitors) inhibitor\(inhibitors == 1 ? "" : "s")"
+            if case .array(let reasons)? = status["inhibitorReasons"], !reasons.isEmpty {
+                tooltip += " (" + reasons.compactMap(\.stringValue).joined(separator: ", ") + ")"
+            }
+        }
         if case .array(let modes)? = status["modes"], !modes.isEmpty {
             tooltip += "; modes: " + modes.compactMap(\.stringValue).joined(separator: ", ")
         }

@@ -167,7 +167,11 @@ public struct Toastd: ParsableCommand {
     }
 
     /// `--check-config`: every error with its line and column, exit 1; or exit 0.
+    /// `--check-config` with no FILE, as `preprocess` writes it: a control character, so never a path.
+    static let defaultConfigFile = "\u{1}default"
+
     func check(_ file: String, environment: [String: String]) throws {
+        let file = file == Self.defaultConfigFile ? "" : file
         guard let path = file.isEmpty ? (config ?? ToastdConfig.defaultPath(environment: environment)) : file else {
             printError("toastd: no configuration file to check: give FILE, or set HOME")
             throw ExitCode(2)
@@ -202,7 +206,8 @@ public func preprocess(_ arguments: [String]) -> [String] {
                 result.append("--check-config=" + arguments[index])
                 index += 1
             } else {
-                result.append("--check-config=")
+                // ArgumentParser reads an empty value as a missing one: a word no path can be.
+                result.append("--check-config=" + Toastd.defaultConfigFile)
             }
         default:
             result.append(argument)

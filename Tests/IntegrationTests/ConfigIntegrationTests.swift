@@ -124,6 +124,15 @@ struct ConfigIntegrationTests {
         #expect(lines.contains { $0.hasPrefix("\(bad):6:9: rule 1.set.duration") }, "\(refused.stderr)")
         let good = directory.appending(path: "good.toml").path
         try "[[rule]]\nmatch = { app = \"x\" }\ndrop = true\n".write(toFile: good, atomically: true, encoding: .utf8)
+        // Alone, as the README and --help write it: the default file, or --config's.
+        let home = FileManager.default.temporaryDirectory.path + "/toastd-check-\(getpid())"
+        try FileManager.default.createDirectory(atPath: home + "/.config/toastd", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        try "[overlay]\nwidth = 360\n".write(toFile: home + "/.config/toastd/config.toml", atomically: true, encoding: .utf8)
+        let alone = try DaemonFixture.run(toastd, ["--check-config"], environment: ["HOME": home, "XDG_CONFIG_HOME": ""])
+        #expect(alone.status == 0 && alone.stdout.contains("config.toml: ok"), "\(alone.stdout) \(alone.stderr)")
+        let named = try DaemonFixture.run(toastd, ["--config", bad, "--check-config"])
+        #expect(named.status == 1, "--config's file is the one checked")
         let accepted = try DaemonFixture.run(toastd, ["--check-config", good])
         #expect(accepted.status == 0, "\(accepted.stderr)")
         #expect(accepted.stdout.contains("1 rules"))
@@ -407,8 +416,45 @@ struct ConfigIntegrationTests {
         #expect(lines(atLeast: 2).last?["text"] == "1")
         _ = try daemon.toastctl("pause")
         let paused = lines(atLeast: 3).last
-        #expect(paused?["alt"] == "paused")
-        #expect(paused?["class"] == "paused")
+        #expect(paused?["alt"] == "dnd-notification")
+        #expect(paused?["class"] == "dnd-notification")
         #expect(paused?["tooltip"]?.stringValue?.contains("level 50") == true)
+    }
+
+    /// The inhibitor's reason shows; a one-shot waybar line says offline;
+    /// inhibit runs its command without toastd; a mode the config does not declare is refused (issue #42).
+    @Test func inhibitorReasonsOfflineWaybarAndDeclaredModes() throws {
+        let directory = FileManager.default.temporaryDirectory.path + "/toastd-modes-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "modes = [\"presentation\"]\n".write(toFile: directory + "/config.toml", atomically: true, encoding: .utf8)
+        let daemon = try DaemonFixture(arguments: ["--config", directory + "/config.toml"])
+        let typo = try daemon.toastctl("mode", "add", "presentaton")
+        #expect(typo.status == 1 && typo.stderr.contains("unknown mode 'presentaton'") && typo.stderr.contains("presentation"), "\(typo.stderr)")
+        #expect(try daemon.toastctl("mode", "add", "presentation").status == 0)
+        // Held while `sleep` runs: the reason is in status, its JSON and the waybar tooltip.
+        let toastctl = DaemonFixture.binaryDirectory.appending(path: "toastctl").path
+        let holder = try DaemonFixture.spawn(toastctl, ["inhibit", "--reason", "screen share", "--", "sleep", "30"], environment: ["TOASTD_SOCKET": daemon.socket])
+        defer {
+            kill(holder, SIGTERM)
+            DaemonFixture.wait(holder)
+        }
+        var status = JSONValue.null
+        for _ in 0..<300 {
+            status = try JSONValue.parse(daemon.toastctl("status", "--json").stdout)
+            if status["inhibitors"] == 1 { break }
+            usleep(10_000)
+        }
+        #expect(status["inhibitorReasons"] == ["screen share"])
+        #expect(try daemon.toastctl("status").stdout.contains("screen share"))
+        let waybar = try JSONValue.parse(daemon.toastctl("status", "--format", "waybar").stdout)
+        #expect(waybar["alt"] == "inhibited-none" && waybar["tooltip"]?.stringValue?.contains("screen share") == true, "\(waybar)")
+        // toastd down: waybar polling once reads offline, and inhibit still runs its command.
+        let down = directory + "/nobody.sock"
+        let offline = try DaemonFixture.toastctl(["status", "--format", "waybar"], socket: down)
+        let offlineLine = try JSONValue.parse(offline.stdout)
+        #expect(offline.status == 0 && offlineLine["alt"] == "offline")
+        let ran = try DaemonFixture.toastctl(["inhibit", "--", "sh", "-c", "exit 7"], socket: down)
+        #expect(ran.status == 7 && ran.stderr.contains("without an inhibitor"), "\(ran.stderr)")
     }
 }

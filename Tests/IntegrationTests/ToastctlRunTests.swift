@@ -84,4 +84,25 @@ struct ToastctlRunTests {
         #expect(toasts.count == 1)
         #expect(toasts.first?["title"] == "Done")
     }
+
+    /// A failure: quoted as a shell would write it, at the top, until dismissed;
+    /// a command that never started says so (issue #42).
+    @Test func aFailureIsQuotedStaysAndSaysWhenItNeverStarted() throws {
+        let daemon = try DaemonFixture()
+        let run = try daemon.toastctl("run", "--", "sh", "-c", "exit 3")
+        #expect(run.status == 3)
+        usleep(100_000)
+        var toasts = try Self.liveToasts(daemon)
+        #expect(toasts.count == 1)
+        #expect(toasts.first?["title"] == "Failed")
+        #expect(toasts.first?["message"]?.stringValue?.hasPrefix("sh -c 'exit 3' exited with status 3") == true, "\(toasts)")
+        #expect(toasts.first?["alignment"] == "top" && toasts.first?["duration"] == "indefinite")
+        let missing = try daemon.toastctl("run", "--", "/nonexistent/tool", "--flag")
+        #expect(missing.status == 127)
+        usleep(100_000)
+        toasts = try Self.liveToasts(daemon)
+        let notStarted = toasts.first { $0["title"] == "Did not start" }
+        #expect(notStarted?["message"]?.stringValue?.hasPrefix("/nonexistent/tool --flag did not start") == true, "\(toasts)")
+        #expect(try daemon.toastctl("run", "--failure-duration", "soon", "--", "true").status == 2)
+    }
 }

@@ -6,8 +6,12 @@ import ToastKit
 
 @Suite("toastctl status formats")
 struct StatusFormatTests {
-    static func status(shown: Int = 0, queued: Int = 0, level: Int = 0, paused: Int = 0, inhibitors: Int = 0, modes: [String] = [], error: String? = nil) -> JSONValue {
+    static func status(
+        shown: Int = 0, queued: Int = 0, level: Int = 0, paused: Int = 0, inhibitors: Int = 0, modes: [String] = [], reasons: [String] = [],
+        error: String? = nil
+    ) -> JSONValue {
         var members: JSONObject = [
+            "inhibitorReasons": .array(reasons.map { .string($0) }),
             "shown": .int(Int64(shown)), "queued": .int(Int64(queued)), "pauseLevel": .int(Int64(level)),
             "pausedLevel": .int(Int64(paused)), "inhibitors": .int(Int64(inhibitors)), "modes": .array(modes.map { .string($0) }),
         ]
@@ -20,10 +24,13 @@ struct StatusFormatTests {
         #expect(StatusFormat.waybar(Self.status())["text"] == "")
         let live = StatusFormat.waybar(Self.status(shown: 2, queued: 1))
         #expect(live["alt"] == "notification" && live["class"] == "notification" && live["text"] == "3")
-        #expect(StatusFormat.waybar(Self.status(shown: 1, level: 50, paused: 50))["alt"] == "paused")
-        let inhibited = StatusFormat.waybar(Self.status(level: 50, inhibitors: 2, modes: ["talk"]))
-        #expect(inhibited["alt"] == "dnd")
-        #expect(inhibited["tooltip"] == "0 shown, 0 waiting; do not disturb at level 50; 2 inhibitors; modes: talk")
+        // swaync's names: a user's pause is dnd-, an inhibitor's inhibited-.
+        #expect(StatusFormat.waybar(Self.status(shown: 1, level: 50, paused: 50))["alt"] == "dnd-notification")
+        #expect(StatusFormat.waybar(Self.status(level: 50, paused: 50))["alt"] == "dnd-none")
+        let inhibited = StatusFormat.waybar(Self.status(level: 50, inhibitors: 2, modes: ["talk"], reasons: ["screen share", "obs"]))
+        #expect(inhibited["alt"] == "inhibited-none" && inhibited["class"] == "inhibited-none")
+        #expect(inhibited["tooltip"] == "0 shown, 0 waiting; do not disturb at level 50; 2 inhibitors (screen share, obs); modes: talk")
+        #expect(StatusFormat.waybar(Self.status(queued: 1, level: 50, inhibitors: 1))["alt"] == "inhibited-notification")
     }
 
     @Test func aRefusedConfigurationAddsAClassAndTheTooltipIsMarkupSafe() {
