@@ -127,8 +127,17 @@ struct ConfigReader {
         var steps = 0
         for (index, raw) in tables.enumerated() {
             let place = Place(table: "[[rule]]", index: index)
-            guard let table = table(raw, place, allowed: ["match", "set", "drop", "exec"]) else { continue }
+            guard let table = table(raw, place, allowed: ["name", "match", "set", "drop", "exec"]) else { continue }
             var rule = ToastRule()
+            if let name = string(table["name"], place.appending("name")) {
+                if !ToastRule.isName(name) {
+                    problem(place.appending("name"), "a rule's name is 1 to 64 letters, digits, '-' or '_' (got \"\(name)\")")
+                } else if config.rules.rules.contains(where: { $0.name == name }) {
+                    problem(place.appending("name"), "another rule is named \"\(name)\"")
+                } else {
+                    rule.name = name
+                }
+            }
             let position = locator.position(table: "[[rule]]", index: index, keys: [])
             rule.origin = "rule \(index + 1) (line \(position.line))"
             if let match = self.table(table["match"], place.appending("match"), allowed: Self.matchKeys) {

@@ -64,8 +64,11 @@ public struct ToastRules: Sendable {
         let set: ToastRule.Changes
         let drop: Bool
         let exec: [String]?
+        /// `rule-off.NAME`, for a named rule.
+        let offMode: String?
 
         init(_ rule: ToastRule) {
+            offMode = rule.name.map { ToastRule.offPrefix + $0 }
             match = rule.match
             set = rule.set
             drop = rule.drop
@@ -134,6 +137,7 @@ public struct ToastRules: Sendable {
                         // while `apply` runs); `compiled[index].match` even
                         // copied the match.
                         Unmanaged.passUnretained(rules[index])._withUnsafeGuaranteedRef { rule in
+                            if let off = rule.offMode, modes.contains(off) { return }
                             guard rule.match.matches(&toast, texts, modes: modes) else { return }
                             outcome.noteMatch(index)
                             if rule.set.changesCheckedFields { outcome.changedCheckedFields = true }
@@ -178,6 +182,17 @@ public struct ToastRule: Sendable {
     public var exec: [String]?
     /// Where the rule was written, for logs and errors ("line 12").
     public var origin: String?
+    /// A name (`name = "quiet-chat"`): `toastctl rule NAME disable|enable|toggle` switches it.
+    public var name: String?
+
+    /// A switched-off named rule is kept among the modes as `rule-off.NAME`,
+    /// so the switch persists across restarts exactly as modes do.
+    public static let offPrefix = Request.ModeChange.ruleOffPrefix
+
+    public static func isName(_ name: String) -> Bool {
+        (1...64).contains(name.utf8.count)
+            && name.utf8.allSatisfy { $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+    }
 
     public init(match: Match = Match(), set: Changes = Changes(), drop: Bool = false, exec: [String]? = nil) {
         self.match = match

@@ -297,11 +297,15 @@ public struct ToastService: Sendable {
                     case .set(let names): names
                     case .add(let name), .toggle(let name): [name]
                     }
-                if let unknown = named.first(where: { !declared.contains($0) }) {
+                let switches = Set(rules.rules.compactMap(\.name).map { ToastRule.offPrefix + $0 })
+                if let unknown = named.first(where: { !declared.contains($0) && !switches.contains($0) }) {
                     let known = declared.isEmpty ? "none" : declared.joined(separator: ", ")
                     return Response(
                         ref: ref, refusal: ToastError(.invalidField, "unknown mode '\(unknown)'; the configuration declares: \(known)", field: "mode"))
                 }
+            }
+            if let off = Self.unknownRuleSwitch(change, rules: rules) {
+                return Response(ref: ref, refusal: ToastError(.notFound, "no rule is named '\(off)'", field: "mode"))
             }
             var modes = scheduler.modes
             switch change {
@@ -356,12 +360,36 @@ public struct ToastService: Sendable {
             return Response(reply: WireEncoder.ok(ref: ref, result: .object(result)), effects: [])
         case .restore(let id):
             return restore(id, ref: ref, now: now, connection: connection)
-        case .clearHistory:
+        case .clearHistory(let id?):
+            guard history.entry(id: id) != nil else {
+                return Response(ref: ref, refusal: ToastError(.notFound, "no history entry has id \(id)", field: "id"))
+            }
+            history.remove(id: id)
+            var response = Response(reply: WireEncoder.ok(ref: ref, result: ["cleared": 1]), effects: [])
+            response.historyChange = .removed(id)
+            return response
+        case .clearHistory(nil):
             let cleared = history.clear()
             var response = Response(reply: WireEncoder.ok(ref: ref, result: ["cleared": .int(Int64(cleared))]), effects: [])
             response.historyChange = .cleared
             return response
         }
+    }
+
+    /// A `rule-off.NAME` switch for a rule no one named (whether or not modes are declared).
+    static func unknownRuleSwitch(_ change: Request.ModeChange, rules: ToastRules) -> String? {
+        let named: [String] =
+            switch change {
+            case .list, .remove: []
+            case .set(let names): names
+            case .add(let name), .toggle(let name): [name]
+            }
+        let names = Set(rules.rules.compactMap(\.name))
+        for name in named where name.hasPrefix(ToastRule.offPrefix) {
+            let rule = String(name.dropFirst(ToastRule.offPrefix.count))
+            if !names.contains(rule) { return rule }
+        }
+        return nil
     }
 
     /// The effective pause follows the inhibitors: held while any is.

@@ -11,6 +11,8 @@ struct DaemonStatus: Sendable, Equatable {
     var inhibitorReasons: [String] = []
     var knownModes: [String]
     var rules: Int
+    /// The named rules (`toastctl rule`), each with its switch.
+    var ruleNames: [String] = []
     /// The configuration file read, if any.
     var configPath: String?
     /// Why the last load of the file was refused, if it was.
@@ -28,6 +30,11 @@ struct DaemonStatus: Sendable, Equatable {
         members["inhibitorReasons"] = .array(inhibitorReasons.map { .string($0) })
         members["knownModes"] = .array(knownModes.map { .string($0) })
         members["rules"] = .int(Int64(rules))
+        var off = Set<String>()
+        if case .array(let modes)? = members["modes"] { off = Set(modes.compactMap(\.stringValue)) }
+        members["namedRules"] = .array(ruleNames.map { name in
+            ["name": .string(name), "enabled": .bool(!off.contains(ToastRule.offPrefix + name))]
+        })
         members["config"] = configPath.map(JSONValue.string) ?? .null
         if let configError { members["configError"] = .string(configError) }
         for (key, value) in board { members[key] = .string(value) }

@@ -439,7 +439,7 @@ final class ToastHub: @unchecked Sendable {
     var daemonStatus: DaemonStatus {
         DaemonStatus(
             persistence: persistence.mode, historyCount: service.history.count, inhibitors: service.inhibitors.count, inhibitorReasons: service.inhibitors.values.sorted(),
-            knownModes: knownModes, rules: ruleCount, configPath: configurationSource?.path, configError: configurationError,
+            knownModes: knownModes, rules: ruleCount, ruleNames: service.rules.rules.compactMap(\.name), configPath: configurationSource?.path, configError: configurationError,
             board: board
         )
     }

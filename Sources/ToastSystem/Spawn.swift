@@ -20,6 +20,9 @@ public enum Spawn {
         public var stdout: String?
         public var stderr: String?
         public var stderrToStdout = false
+        /// Descriptors of this process for fd 0 and 1 (a pipe's ends), over the files above.
+        public var stdinDescriptor: Int32?
+        public var stdoutDescriptor: Int32?
         /// The whole environment ("NAME=value"); nil inherits this process's.
         public var environment: [String]?
 
@@ -34,6 +37,8 @@ public enum Spawn {
         defer { posix_spawn_file_actions_destroy(&actions) }
         if let stdin = options.stdin { posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0) }
         if let stdout = options.stdout { posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_APPEND, 0o600) }
+        if let fd = options.stdinDescriptor { posix_spawn_file_actions_adddup2(&actions, fd, 0) }
+        if let fd = options.stdoutDescriptor { posix_spawn_file_actions_adddup2(&actions, fd, 1) }
         if options.stderrToStdout {
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
         } else if let stderr = options.stderr {

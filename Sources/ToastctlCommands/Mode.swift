@@ -19,8 +19,18 @@ extension Toastctl {
                 """
         )
         @OptionGroup var client: ClientOptions
-        @Argument(help: "set, add, remove or toggle; nothing lists.") var action: String?
-        @Argument(help: "The mode names.") var names: [String] = []
+        @Argument(help: "set, add, remove or toggle; nothing lists.", completion: .list(["set", "add", "remove", "toggle"])) var action: String?
+        @Argument(help: "The mode names (the configuration's declared modes complete).", completion: .custom { _, _, _ in Mode.declaredModes() })
+        var names: [String] = []
+
+        /// The modes the running toastd's configuration declares, for shell completion.
+        static func declaredModes() -> [String] {
+            guard let connection = try? ToastConnection(path: ToastConnection.path(explicit: nil)),
+                let reply = try? connection.request(WireEncoder.request(.status), timeout: 1_000),
+                case .success(let status) = WireDecoder.reply(reply), case .array(let modes)? = status["knownModes"]
+            else { return [] }
+            return modes.compactMap(\.stringValue)
+        }
 
         func validate() throws {
             switch action {

@@ -26,7 +26,7 @@ public struct Toastctl: ParsableCommand {
         subcommands: [
             Add.self, Update.self, Remove.self, Dismiss.self, Invoke.self, Clear.self, List.self, Pause.self,
             Resume.self, IsPaused.self, Mode.self, Inhibit.self, Reload.self, Status.self, Watch.self, Raw.self,
-            Run.self, History.self, Restore.self,
+            Run.self, History.self, Restore.self, Count.self, Menu.self, Rule.self,
         ]
     )
 

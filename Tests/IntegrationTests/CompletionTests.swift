@@ -5,7 +5,7 @@ import Testing
 @Suite("toastctl shell completions")
 struct CompletionTests {
     /// Asks bash's completion function for the candidates after `words`.
-    func bashCandidates(_ words: [String]) throws -> [String] {
+    func bashCandidates(_ words: [String], socket: String? = nil) throws -> [String] {
         let toastctl = DaemonFixture.binaryDirectory.appending(path: "toastctl").path
         let line = words.joined(separator: " ")
         let quoted = words.map { "'\($0)'" }.joined(separator: " ")
@@ -16,7 +16,10 @@ struct CompletionTests {
             _toastctl toastctl '\(words.last!)' '\(words.dropLast().last!)'
             printf '%s\\n' "${COMPREPLY[@]}"
             """
-        let outcome = try DaemonFixture.run("/bin/bash", ["-c", script])
+        // The script runs `toastctl` itself for what the daemon knows (modes, named rules): from PATH, as a shell would.
+        var environment = ["PATH": DaemonFixture.binaryDirectory.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")]
+        if let socket { environment["TOASTD_SOCKET"] = socket }
+        let outcome = try DaemonFixture.run("/bin/bash", ["-c", script], environment: environment)
         #expect(outcome.status == 0, "\(outcome.stderr)")
         return outcome.stdout.split(separator: "\n").map(String.init)
     }
@@ -26,6 +29,24 @@ struct CompletionTests {
         #expect(try bashCandidates(["toastctl", "add", "--reu"]) == ["--reuse-id"])
         #expect(Set(try bashCandidates(["toastctl", "add", "x", "--role", ""])) == ["plain", "info", "success", "warning", "failure"])
         #expect(try bashCandidates(["toastctl", "add", "x", "--alignment", "ce"]) == ["center"])
+        #expect(Set(try bashCandidates(["toastctl", "mode", ""])).isSuperset(of: ["set", "add", "remove", "toggle"]))
+    }
+
+    /// `toastctl mode add <TAB>` asks the running toastd for the declared modes; `rule <TAB>` for the named rules.
+    @Test func modesAndRulesCompleteFromTheRunningDaemon() throws {
+        let directory = FileManager.default.temporaryDirectory.path + "/toastd-complete-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+            modes = ["presentation", "focus"]
+            [[rule]]
+            name = "quiet-chat"
+            match = { source = "chat*" }
+            drop = true
+            """.write(toFile: directory + "/config.toml", atomically: true, encoding: .utf8)
+        let daemon = try DaemonFixture(arguments: ["--config", directory + "/config.toml"])
+        #expect(Set(try bashCandidates(["toastctl", "mode", "add", ""], socket: daemon.socket)) == ["presentation", "focus"])
+        #expect(try bashCandidates(["toastctl", "rule", "qu"], socket: daemon.socket) == ["quiet-chat"])
     }
 
     @Test(arguments: ["zsh", "fish"])

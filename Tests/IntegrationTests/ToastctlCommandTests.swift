@@ -102,4 +102,57 @@ struct ToastctlCommandTests {
         #expect(cleared?["dismissible"] == true)
         #expect(try daemon.toastctl("update", id, "--title", "x", "--no-title").status == 2)
     }
+
+    /// dunstctl's and makoctl's habits (issue #42): count, history rm, --since 1h,
+    /// --source globs, a readable list, named rules switched at run time, menu.
+    @Test func dunstctlAndMakoctlHabits() throws {
+        let directory = FileManager.default.temporaryDirectory.path + "/toastd-habits-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+            [[rule]]
+            name = "quiet-chat"
+            match = { source = "chat*" }
+            drop = true
+            """.write(toFile: directory + "/config.toml", atomically: true, encoding: .utf8)
+        let daemon = try DaemonFixture(arguments: ["--config", directory + "/config.toml", "--state-dir", directory + "/state"])
+        _ = try daemon.toastctl("add", "Download complete", "report.pdf (2.4 MB)", "-a", "Firefox", "-t", "0")
+        // A list a person can read: the title and the source are there (piped: tab-separated).
+        let listed = try daemon.toastctl("list").stdout.split(separator: "\t").map(String.init)
+        #expect(listed.contains("Firefox") && listed.contains("Download complete — report.pdf (2.4 MB)"), "\(listed)")
+        #expect(listed.count >= 6 && listed[1].hasSuffix("s"), "an age: \(listed)")
+        // The named rule drops chat; switched off, chat shows; the switch survives a restart.
+        #expect(try daemon.toastctl("add", "hi", "-a", "chatty").stdout != "")
+        #expect(try daemon.toastctl("count", "displayed").stdout == "1", "dropped by the rule")
+        #expect(try daemon.toastctl("rule", "quiet-chat", "disable").stdout == "quiet-chat off")
+        #expect(try daemon.toastctl("rule", "nope", "disable").status == 1)
+        _ = try daemon.toastctl("add", "hello again", "-a", "chatty", "-t", "0")
+        #expect(try daemon.toastctl("count", "displayed").stdout == "2")
+        #expect(try daemon.toastctl("rule").stdout == "quiet-chat\toff")
+        let counted = try daemon.toastctl("count").stdout
+        #expect(counted.hasPrefix("Waiting: 0\nCurrently displayed: 2\nHistory: "), "\(counted)")
+        // menu: a real program reads the choices on its stdin and answers one.
+        _ = try daemon.toastctl("add", "Deploy?", "-A", "yes=Ship it", "-A", "no=Wait", "-t", "0")
+        let chosen = try daemon.toastctl("menu", "--dmenu", "grep 'Wait'")
+        #expect(chosen.status == 0, "\(chosen.stderr)")
+        #expect(try daemon.toastctl("count", "displayed").stdout == "2", "the action ended it")
+        #expect(try daemon.toastctl("menu", "--dmenu", "true").status == 1, "nothing chosen")
+        // History: by age, by glob, and one entry forgotten.
+        _ = try daemon.toastctl("clear")
+        let recent = try daemon.toastctl("history", "--since", "1h").stdout
+        #expect(recent.contains("Deploy?") && recent.contains("report.pdf"), "\(recent)")
+        #expect(try daemon.toastctl("history", "--since", "2999-01-01T00:00Z").stdout.isEmpty)
+        #expect(try daemon.toastctl("history", "--since", "yesterday").status == 2)
+        let firefox = try daemon.toastctl("history", "--source", "Fire*").stdout
+        #expect(firefox.contains("report.pdf") && !firefox.contains("Deploy?"), "\(firefox)")
+        let id = String(firefox.prefix { $0 != "\t" })
+        #expect(try daemon.toastctl("history", "rm", id).status == 0)
+        #expect(!(try daemon.toastctl("history").stdout.contains("report.pdf")))
+        #expect(try daemon.toastctl("history", "rm", id).status == 1, "gone")
+        // The rule's switch came back with toastd.
+        daemon.process.terminate()
+        daemon.process.waitUntilExit()
+        let restarted = try DaemonFixture(arguments: ["--config", directory + "/config.toml", "--state-dir", directory + "/state"])
+        #expect(try restarted.toastctl("rule").stdout == "quiet-chat\toff")
+    }
 }

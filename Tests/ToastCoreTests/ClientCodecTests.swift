@@ -21,7 +21,7 @@ struct ClientCodecTests {
         .list(EventFilter(scene: "ide", roles: [.failure, .info])),
         .subscribe(Request.Subscribe(filter: EventFilter(roles: [.success]), snapshot: false, since: 42, instance: "abc")),
         .status, .history(ToastHistory.Query(filter: EventFilter(scene: "x"), source: "s", since: 5, limit: 3)),
-        .restore(7), .restore(nil), .clearHistory, .togglePause(level: 40), .togglePause(level: nil),
+        .restore(7), .restore(nil), .clearHistory(), .clearHistory(9), .togglePause(level: 40), .togglePause(level: nil),
         .mode(.list), .mode(.set(["a", "b"])), .mode(.add("a")), .mode(.remove("a")), .mode(.toggle("a")),
         .inhibit(reason: "talk"), .inhibit(reason: nil), .uninhibit, .reload,
     ]

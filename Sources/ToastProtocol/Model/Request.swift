@@ -33,8 +33,8 @@ public enum Request: Sendable, Hashable {
     /// Adds a history entry again as a new toast: the entry of this id, or
     /// (nil) the newest one.
     case restore(ToastID?)
-    /// Forgets the history.
-    case clearHistory
+    /// Forgets the history, or (with an id) that toast's entry.
+    case clearHistory(ToastID? = nil)
     /// `pause` with `toggle`: resume if paused, else pause at this level.
     case togglePause(level: Int?)
     /// Lists or changes the active modes.
@@ -136,4 +136,9 @@ public struct ListPage: Sendable, Hashable {
         self.offset = offset
         self.limit = limit
     }
+}
+
+extension Request.ModeChange {
+    /// A named rule switched off is the mode `rule-off.NAME` (PROTOCOL.md 5.8).
+    public static let ruleOffPrefix = "rule-off."
 }

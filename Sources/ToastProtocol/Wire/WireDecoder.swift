@@ -203,8 +203,8 @@ public enum WireDecoder {
                 throw ToastError(.missingField, "name the history entry by 'id', or give \"latest\":true", field: "id")
             }
         case "clearHistory":
-            try only()
-            return .clearHistory
+            try only("id")
+            return .clearHistory(try fields.integer("id"))
         default:
             throw ToastError(
                 .unknownOp,

@@ -38,8 +38,9 @@ extension WireEncoder {
         case .restore(let id):
             members = ["op": "restore"]
             if let id { members["id"] = .int(Int64(id)) } else { members["latest"] = true }
-        case .clearHistory:
+        case .clearHistory(let id):
             members = ["op": "clearHistory"]
+            if let id { members["id"] = .int(Int64(id)) }
         case .togglePause(let level):
             members = ["op": "pause", "toggle": true]
             if let level { members["level"] = .int(Int64(level)) }
