@@ -40,7 +40,9 @@ ensure_packages() {
                 # import on X11), its clicks (xdotool) and swaymsg (sway's).
                 command -v grim >/dev/null || missing+=(grim)
                 command -v import >/dev/null || missing+=(imagemagick)
-                command -v xdotool >/dev/null || missing+=(xdotool) ;;
+                command -v xdotool >/dev/null || missing+=(xdotool)
+                # The man pages, rendered as a reader sees them.
+                command -v man >/dev/null || missing+=(man-db) ;;
             bench)
                 command -v cc >/dev/null || missing+=(gcc libc6-dev)
                 command -v socat >/dev/null || missing+=(socat) ;;

@@ -39,7 +39,7 @@ fi
 PREFIX="$HOME/.local"
 UNITS="${XDG_CONFIG_HOME:-$HOME/.config}/systemd/user"
 
-install -d -m 755 "$PREFIX/bin" "$UNITS" "$PREFIX/share/doc/toastd" "$PREFIX/share/man/man1" \
+install -d -m 755 "$PREFIX/bin" "$UNITS" "$PREFIX/share/doc/toastd" "$PREFIX/share/man/man1" "$PREFIX/share/man/man5" \
     "$PREFIX/share/bash-completion/completions" "$PREFIX/share/zsh/site-functions" \
     "${XDG_CONFIG_HOME:-$HOME/.config}/fish/completions"
 for tool in toast-tail toast-notify; do
@@ -52,6 +52,7 @@ install -m 755 "${TOASTCTL:-$BIN_DIR/toastctl}" "$PREFIX/bin/toastctl"
 install -m 644 systemd/toastd.socket systemd/toastd.service systemd/toast-notify.service systemd/toast-overlay.service "$UNITS/"
 install -m 644 README.md "$PREFIX/share/doc/toastd/README.md"
 install -m 644 docs/man/*.1 "$PREFIX/share/man/man1/"
+install -m 644 docs/man/toastd.toml.5 "$PREFIX/share/man/man5/"
 if ((freedesktop)); then
     install -d -m 755 "$UNITS/toastd.service.d" "${XDG_DATA_HOME:-$HOME/.local/share}/dbus-1/services"
     install -m 644 systemd/toastd-freedesktop.conf "$UNITS/toastd.service.d/freedesktop.conf"

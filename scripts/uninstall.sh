@@ -27,6 +27,7 @@ for tool in toastd toastctl toast-tail toast-notify toast-overlay; do
         "$PREFIX/share/bash-completion/completions/$tool" "$PREFIX/share/zsh/site-functions/_$tool" \
         "$CONFIG/fish/completions/$tool.fish"
 done
+rm -f "$PREFIX/share/man/man5/toastd.toml.5"
 rm -f "$UNITS/toastd.socket" "$UNITS/toastd.service" "$UNITS/toast-notify.service" "$UNITS/toast-overlay.service" \
     "$UNITS/toastd.service.d/freedesktop.conf" "$DATA/dbus-1/services/org.freedesktop.Notifications.service"
 rmdir "$UNITS/toastd.service.d" 2>/dev/null || true

@@ -13,7 +13,7 @@ public struct ToastTailCommand: ParsableCommand {
         commandName: "toast-tail",
         abstract: "Draw the live toast stack of a scene in the terminal.",
         discussion: """
-            Keys: ↑/↓ or j/k select a toast, d dismisses it, 1-9 invoke its buttons, Enter its default action (the body's click), c clears the \
+            Keys: Up/Down or j/k select a toast, d dismisses it, 1-9 invoke its buttons, Enter its default action (the body's click), c clears the \
             scene, p pauses or resumes (do not disturb), q quits. When stdout is not a terminal, or \
             with --lines, it prints one line per event instead; --json prints the raw event stream. \
             If toastd goes away it reconnects, and resynchronizes from a fresh snapshot.
