@@ -17,7 +17,8 @@ let pangoCairoIncludes = [
 
 let package = Package(
     name: "toastd-suite",
-    platforms: [.macOS(.v15)],
+    // Linux only: libsystemd, epoll, Wayland and X11 (SwiftPM names no Linux platform; `.custom` says it).
+    platforms: [.custom("linux", versionString: "5.10")],
     products: [
         // The protocol's types and wire codec, for a client in Swift that speaks it without ToastKit.
         .library(name: "ToastProtocol", targets: ["ToastProtocol"]),
@@ -31,16 +32,16 @@ let package = Package(
         .executable(name: "toast-overlay", targets: ["toast-overlay"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         // Heap under the scheduler's deadlines (already in the graph through swift-nio); Deque measured in toast-bench.
-        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
-        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-collections", exact: "1.6.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
         // GRDB links the system SQLite: libsqlite3-dev (scripts/ensure-packages.sh installs it).
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         // The configuration file's parser (toml++ inside; line and column for syntax errors).
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
     ],
     targets: [
         // The protocol: the JSON library (JSON/), the model (Model/) and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The C floors of the ingest and fan-out benchmarks: a single-threaded
  * epoll server on a Unix stream socket.
  *

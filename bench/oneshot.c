@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The floor for a one-shot client: spawn, connect, write one add line, read
  * the reply line, exit. No JSON library, no allocation beyond the stack. What
  * toastctl costs above this is toastctl's own start-up and work.

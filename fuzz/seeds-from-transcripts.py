@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes fuzz/corpus/<name>.seed from each protocol/examples transcript:
 its requests as lines (each connection's in order: "N> " loses its
 prefix), and its clock moves as relative '@N' lines (the format of

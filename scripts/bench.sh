@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # toastd's benchmarks (docs/BENCHMARKS.md): builds toastd, a static toastctl
 # (as install.sh installs it), toast-bench and the C baselines in bench/,
 # then runs every scenario and prints Markdown tables with ratios measured

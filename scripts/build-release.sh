@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by install.sh and bench.sh: builds toastd, toast-tail and toastctl
 # for release, toastctl as a static executable (it starts in a third of the
 # time of a dynamically linked one: docs/BENCHMARKS.md) and toastd with the

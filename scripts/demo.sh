@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The live demo. Builds toastd, toastctl and toast-tail (release), starts
 # toastd on a private socket, and plays a short show -- every role, a
 # progress HUD, a deduped update, actions, `toastctl run` -- while toast-tail

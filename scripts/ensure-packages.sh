@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sourced by the scripts: installs, with apt-get, the Debian packages that
 # are missing for the given needs. Usage: ensure_packages build [tests]
 ensure_packages() {

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fuzzes the wire decoder and the scheduler together (Sources/toast-fuzz).
 #
 #   bash scripts/fuzz.sh [SECONDS] [--trace-cmp]       default 60

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs toastd for the current user: the binaries in ~/.local/bin, the
 # user units in ~/.config/systemd/user, shell completions for every tool,
 # man pages (docs/man, made by scripts/man.sh) and the README.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Regenerates docs/man/*.1 with swift-argument-parser's generate-manual
 # plugin (it builds the tools for release first). install.sh installs the
 # pages from docs/man, so an install needs no plugin run; a test checks

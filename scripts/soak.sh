@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Soaks a release toastd (docs/BENCHMARKS.md, "Soak"): 200 clients adding and
 # updating, 20 subscribers of which 5 never read, hostile clients and connect
 # loops, all at once, then checks that toastd came through whole. Loopback

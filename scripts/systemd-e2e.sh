@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # End to end under a real systemd user manager and journald, inside a
 # private mount namespace (see README "systemd"). Needs root, as CI is.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs every test of toastd. Installs what the tests need first, so that it
 # works on a fresh machine (Debian, Swift 6.3 toolchain on PATH).
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Undoes scripts/install.sh for the current user: stops and disables the
 # units, then removes the binaries, units, drop-ins, the D-Bus service file,
 # completions, man pages and the README. The toasts' state

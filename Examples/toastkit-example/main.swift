@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A Swift program that shows toasts through ToastKit: a progress toast
 // updated in place, then a question whose answer it waits for.
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Counts allocations for the scheduler benchmark's "allocations per
  * operation". Defining malloc here interposes it over glibc's for the whole
  * process (toast-bench only); each call is counted with a relaxed atomic

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A card: laid out and drawn with pango and cairo, the same code measuring
  * and painting, so what is measured is what is drawn.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the backends (wayland.c, x11.c) share with the stacks (stack.c) and
  * the cards (card.c). Not part of the module's interface. */
 #pragma once

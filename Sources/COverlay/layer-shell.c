@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The messages of wlr-layer-shell-unstable-v1, version 1, as its
  * specification lists them (requests, then events, in order). */
 #include "layer-shell.h"

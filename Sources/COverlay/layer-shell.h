@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The wlr-layer-shell-unstable-v1 protocol (version 1), bound by hand from
  * its specification: the interfaces' messages and the two listeners toastd's
  * prototypes use. No Debian package installs the protocol's XML here. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A stack's cards: which stay, which arrive and which leave (kept in their
  * place while they animate out), where each is drawn, and what a click hit. */
 #define _GNU_SOURCE

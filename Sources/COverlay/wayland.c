@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Wayland backend: one layer-shell surface per stack on the overlay
  * layer, anchored to its edge, on the named output or the compositor's
  * choice (the focused one). No keyboard focus; the input region is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The X11 backend: one override-redirect window per stack (a notification
  * window, above the others, never focused), placed by alignment on the
  * screen and shaped to what is drawn (the alpha of its picture), so the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The wall time of one whole client process: spawn, connect, one add,
 /// its reply, exit. Each client runs `runs` times per round, and the
 /// rounds interleave the clients, so a noisy moment of this shared

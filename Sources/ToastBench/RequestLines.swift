@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastCore
 
 /// Request lines for the load generators, encoded by ToastCore's own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// Runs `body(index)` on `count` dedicated threads at once and waits for all.

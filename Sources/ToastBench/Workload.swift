@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastCore
 /// Realistic add requests, as the ingest benchmark and the soak send them:
 /// every role, a third deduped by reuse identifier (so they update in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Finds where a key was written in a TOML file, for error messages.
 ///
 /// TOMLKit reports the line and column of a syntax error, but its values

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What a configuration file is checked for before TOMLKit sees it: the
 /// two things TOMLKit does not bound or cannot show.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastCore
 
 /// How toast-overlay draws its cards: the `[overlay]` table of config.toml.

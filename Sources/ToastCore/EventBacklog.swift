@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastProtocol
 /// The last events the daemon published, so that a subscriber that
 /// reconnects with `since` gets what it missed instead of a whole new

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastProtocol
 /// Who receives each event: the subscribers whose filter matches it, and
 /// the connections that added the toast, which hear how it ends (PROTOCOL.md,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastProtocol
 /// The scheduler's tunables. Every default is documented in
 /// protocol/PROTOCOL.md ("Scheduling") and settable by a toastd flag.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastProtocol
 
 /// Dedupe (PROTOCOL.md 5.2): the same toast added again updates the live

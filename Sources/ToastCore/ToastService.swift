@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastProtocol
 /// The protocol's face of the scheduler: a request line (or envelope) in,
 /// the reply line and the scheduler's effects out. The daemon wraps it in

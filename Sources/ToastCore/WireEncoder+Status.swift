@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastProtocol
 /// `status`'s result: the scheduler's counters, which only the scheduler
 /// knows, in the protocol's words.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import NIOCore
 
 /// A part of the daemon that starts and stops: the hub and its

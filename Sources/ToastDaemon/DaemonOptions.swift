@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastCore
 
 /// Everything toastd can be told, and the one home of its defaults and

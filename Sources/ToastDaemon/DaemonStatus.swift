@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastCore
 
 /// What the daemon knows about itself besides the scheduler's counters, as

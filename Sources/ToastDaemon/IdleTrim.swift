@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// When an idle toastd lets go of its code pages again (`CodePages`).
 ///
 /// Checked on a fixed tick with the hub's step count (every request and

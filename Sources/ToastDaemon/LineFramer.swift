@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import NIOCore
 
 /// One framed request line, or the news that a line was too long.

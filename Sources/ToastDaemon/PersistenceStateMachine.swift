@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What persistence does with each step, decided without I/O: the states
 /// are idle, journaling, committing and degraded (and in memory by request,
 /// and stopped), and every input returns the action that `StatePersistence`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastCore
 
 /// Reloads of the configuration, coalesced: at most one reading of the

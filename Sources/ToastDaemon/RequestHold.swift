@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import NIOCore
 
 /// One connection's requests held back while the replies it has not read

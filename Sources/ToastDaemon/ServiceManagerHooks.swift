@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import NIOCore
 
 /// What toastd tells its service manager, as plain closures so that the

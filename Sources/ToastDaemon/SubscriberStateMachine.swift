@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The daemon's output policy for one connection, as a pure value in the
 /// swift-nio style: each `mutating` method takes what happened (a line to
 /// send, a buffer that drained, a timer that fired) and returns an action

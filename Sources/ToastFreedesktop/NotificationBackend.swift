@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastCore
 
 /// What the bridge needs of toastd. In toastd it is the daemon's hub itself

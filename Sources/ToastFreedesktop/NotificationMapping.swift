@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastCore
 
 /// How an `org.freedesktop.Notifications` call (spec 1.2) becomes a toast,

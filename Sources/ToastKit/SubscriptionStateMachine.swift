@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastProtocol
 
 /// One resuming subscription, as a pure state machine in swift-nio's style:

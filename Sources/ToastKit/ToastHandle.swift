@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastProtocol
 
 /// A toast this session showed: update it, end it, or wait for its outcome.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastProtocol
 
 /// What one card shows, worked out from its toast: pure, so that a test

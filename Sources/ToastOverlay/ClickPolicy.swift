@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastProtocol
 
 /// What a click on a card asks toastd to do, decided from the toast alone:

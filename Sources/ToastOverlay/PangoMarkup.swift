@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastProtocol
 
 /// A toast's `markup` (freedesktop body markup: `b`, `i`, `u`, `a`, `img`)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The pattern's syntax tree (`Parser`, POSIX ERE as glibc reads it) and
 /// its program (`Compiler`, Thompson's construction).
 extension BoundedRegex {

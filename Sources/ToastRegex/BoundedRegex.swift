@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A regular expression whose matching time is linear in the text: the
 /// rules' `title_regex` and `message_regex`, which run on the event loop.
 ///

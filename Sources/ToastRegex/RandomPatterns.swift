@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Random POSIX extended patterns and texts over a small alphabet, the
 /// same every run for a seed: the differential tests against glibc and the
 /// libraries benchmark read the same ones.

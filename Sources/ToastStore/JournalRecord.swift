@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastCore
 
 /// A journaled step's payload (`StepJournal`): the rows and counters the

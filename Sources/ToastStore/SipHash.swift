@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// SipHash-2-4 (Aumasson and Bernstein, 2012): a keyed hash made for
 /// authenticating short messages. The journal signs each record with it
 /// (`StepJournal`), under a random key that only the 0600 database holds,

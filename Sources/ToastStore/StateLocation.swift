@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Where toastd keeps its state by default: `$STATE_DIRECTORY` (what
 /// systemd's `StateDirectory=` sets), else `$XDG_STATE_HOME/toastd`, else
 /// `$HOME/.local/state/toastd` (the XDG base directory rules), else, with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 import GRDB
 // The SQLite GRDB links, for the C API on the statements GRDB prepared (`Statement.run`).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastProtocol
 
 /// Draws one toast as a card, a pure function of the toast, the width and

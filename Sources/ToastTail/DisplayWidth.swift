@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CUtf8proc
 
 /// How many terminal columns text takes, measured per grapheme cluster the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What a terminal shows for a toast's icon: an emoji or a short symbol as
 /// it is; a freedesktop icon name ("dialog-warning", "mail-unread") as a
 /// glyph for its kind, never the name cut short; an image as a frame.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The keys toast-tail understands, decoded from raw terminal input.
 public enum TailKey: Hashable, Sendable {
     case up, down, dismiss, clear, pause, quit, redraw

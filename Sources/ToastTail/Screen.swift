@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What the renderer draws: lines of styled spans. Text in a span is already
 /// safe (sanitized) and measured; styles become SGR sequences only when
 /// colour is on, so the plain text of a screen is what golden tests compare.

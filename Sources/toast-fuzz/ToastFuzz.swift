@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The libFuzzer entry point: scripts/fuzz.sh builds it with
 // -sanitize=fuzzer,address. In an ordinary build it is an empty program.
 import ToastFuzzing

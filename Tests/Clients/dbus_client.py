@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """A dbus-python client of org.freedesktop.Notifications, for toastd's
 bridge tests: calls no command line can make, each on a connection of its own.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """A GNotification client (GLib's Gio, through PyGObject), for toastd's
 bridge tests: with no org.gtk.Notifications on the bus, GLib speaks
 org.freedesktop.Notifications, sending `default` with an empty label for

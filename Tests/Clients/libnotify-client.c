@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A libnotify client, as any desktop app is one, for toastd's bridge tests.
  *
  *   libnotify-client APP SUMMARY BODY [--action KEY LABEL]... [--wait MS] [--close]

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Clients from PyPI against org.freedesktop.Notifications, for toastd's
 bridge tests (scripts/test.sh installs them into .build/pyclients).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// A headless sway (wlroots on pixman, no input devices) with a session bus

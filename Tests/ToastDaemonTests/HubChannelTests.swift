@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Logging
 import NIOCore
 import NIOEmbedded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* toast-overlay's toolkit candidate 2: GTK 3 with gtk-layer-shell, the
  * same card as raw-card.c (a label with markup on a green box). */
 #include <gtk/gtk.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # toast-overlay's toolkit, measured (issue #41): the same card drawn by
 # wayland-client + cairo + pango (raw-card.c, with toast-overlay's layer-shell binding,
 # Sources/COverlay/layer-shell.c, written from the protocol's specification) and by GTK 3 + gtk-layer-shell

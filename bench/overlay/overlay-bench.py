@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """toast-overlay beside mako, under one headless sway (issue #41).
 
 Prints a Markdown table: time to pixels (p50, p99), PSS and anonymous memory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* toast-overlay's toolkit candidate 1: wayland-client, toast-overlay's layer-shell
  * binding (Sources/COverlay), cairo and pango, as mako draws. One card, anchored top,
  * on the overlay layer; it prints "drawn" after its first frame and keeps

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef TOASTD_ALLOCATION_COUNTER_H
 #define TOASTD_ALLOCATION_COUNTER_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #pragma once
 // epoll, for the bridge's watcher thread (Sources/ToastFreedesktop/BusWatcher.swift)
 // and toast-bench's fan-out reader (Sources/ToastBench/FanOutBenchmark.swift):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #ifndef TOASTD_HEAP_TRIM_H
 #define TOASTD_HEAP_TRIM_H
 

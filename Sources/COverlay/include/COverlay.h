@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #pragma once
 /* toast-overlay's drawing: one surface per stack (top, center, bottom),
  * holding its cards, drawn with cairo and pango (bench/overlay/measure.sh

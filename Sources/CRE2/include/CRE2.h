@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #pragma once
 // A C face on RE2 (Debian libre2-dev), for Swift: compile a POSIX extended
 // expression as glibc reads it without flags (^ and $ at the text's ends,

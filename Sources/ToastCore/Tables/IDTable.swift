@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastProtocol
 /// A hash table keyed by toast id, for the scheduler's indexes of live
 /// toasts (`RecordTable`, a source's toasts, the router's adders), and by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastProtocol
 /// Which live toast has an identity (a reuse id, or a title and message,
 /// within a scene), keyed by the identity's hash rather than the identity.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastProtocol
 /// A waiting toast's record, packed into one small byte buffer.
 ///

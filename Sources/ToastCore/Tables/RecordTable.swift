@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastProtocol
 /// The scheduler's live toasts, found by id: shown records lie densely in
 /// one array, queued ones packed (`PackedRecord`) in another, and an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastProtocol
 /// A FIFO of toast ids that supports removal from anywhere in O(1): an
 /// array with a head index. swift-collections' `Deque` was measured in its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Standard base64 (RFC 4648, with padding), for the pixels of a toast's
 /// image on the wire. Decoding is strict: no whitespace, no other alphabet,
 /// the padding where it must be.

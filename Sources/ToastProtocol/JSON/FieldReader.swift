@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Reads the members of one JSON object, with errors that name the field by
 /// its path in the request, and rejects members it was not asked about.
 struct FieldReader {

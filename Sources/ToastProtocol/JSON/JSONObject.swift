@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The members of a JSON object: a small array kept sorted by key, with no
 /// two keys equal.
 ///

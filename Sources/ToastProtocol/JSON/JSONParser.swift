@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A strict RFC 8259 parser from UTF-8 bytes straight to `JSONValue`.
 ///
 /// toastd used Foundation's `JSONDecoder` through `Decodable` at first. It

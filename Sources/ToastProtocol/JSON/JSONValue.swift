@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A JSON document as a plain value.
 ///
 /// toastd parses each wire line into a `JSONValue` (with `JSONParser`), then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The bytes of one line, written through a pointer: the direct encoders'
 /// (`WireEncoder.eventLine`, `replyLine`, `writeToast`) output.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A freedesktop body (and a toast's `markup`) read as the spec's markup, tolerantly: the tags it
 /// names (`b`, `i`, `u`, `a`, `img`, in any case, with attributes in single
 /// or double quotes) and entities (`&amp;`, `&#60;`, `&#x3C;`, ...) are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The bounds of every number toastd can be configured with, by flag or by
 /// file. Each bound is written here once: toastd's flags (through
 /// `DaemonOptions.Limits`) and the configuration file refuse a value outside

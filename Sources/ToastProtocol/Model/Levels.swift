@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Levels are 0...100. A pause holds back the toasts below its level.
 public struct PauseLevels: Sendable, Hashable {
     /// The level of `pause` when it names none.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One decoded request line.
 public struct RequestEnvelope: Sendable, Hashable {
     /// The client's correlation value, echoed in the reply (any JSON value).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What the scheduler can be asked to do.
 public enum SchedulerCommand: Sendable, Hashable {
     /// Add a toast, or, if the same toast is live, update that one in place.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The whole live state, as a new subscriber or `list` sees it.
 public struct SchedulerSnapshot: Sendable, Hashable {
     public struct Stack: Sendable, Hashable {

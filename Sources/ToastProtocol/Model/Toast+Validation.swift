@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The limits every toast must respect. They are part of the protocol
 /// (protocol/PROTOCOL.md, "Limits") and are reported by `hello`.
 /// Lengths count UTF-8 bytes.

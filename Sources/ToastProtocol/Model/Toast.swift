@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A toast as its sender describes it: what to show, how long, where, and
 /// how it relates to its sender. The scheduler wraps it in a `ToastRecord`
 /// once it has an id.

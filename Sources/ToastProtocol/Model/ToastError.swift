@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A failure that toastd reports on the wire: a stable machine-readable
 /// code, a human message, and the field it concerns where there is one.
 public struct ToastError: Error, Sendable, Hashable, CustomStringConvertible {

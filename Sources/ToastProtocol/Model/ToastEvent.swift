@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Milliseconds on the scheduler's clock. The daemon feeds it a monotonic
 /// clock anchored at the Unix epoch, so values read as wall-clock times but
 /// never go backwards; tests feed a virtual clock starting at 0.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The last toasts that ended, newest last, for `history` and `restore`
 /// (PROTOCOL.md section 5.5): what dunst's history and mako's restore keep,
 /// bounded so that it never grows without end.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A toast's picture, beside its icon: an image file, or a few pixels a
 /// sender gave (freedesktop's `image-data`), already scaled down.
 public enum ToastImage: Sendable, Hashable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The members of a toast, in one table: each one's wire key, whether
 /// `update` may change it (and reset it with `null`), and in which forms it
 /// is written when it holds its default. The rest of what a member is,

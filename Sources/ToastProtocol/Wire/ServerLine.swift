@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Every line the daemon writes to a client, decoded once, here: a reply,
 /// a scheduler event, or a notice to one connection (`snapshot`, `lagged`,
 /// `shutdown`). Clients switch on it and read no member by its key

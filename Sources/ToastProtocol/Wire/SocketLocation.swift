@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Where toastd listens and clients connect: `--socket`, else
 /// `$TOASTD_SOCKET`, else `$XDG_RUNTIME_DIR/toastd.sock`, else
 /// `/tmp/toastd-$UID/toastd.sock` (a private directory toastd creates).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What each member of a toast (`ToastMember`) is, one arm each: its
 /// default, how it is read from JSON and checked, its JSON value, and its
 /// bytes in a line. Every decoder and encoder of a toast goes through these.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The common request, `{"op":"add","toast":{...}}`, read straight from its
 /// bytes into a `Toast`.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The client's side of the wire: replies, toasts and events as typed
 /// values, read with the same rules the daemon writes them by. ToastKit,
 /// toastctl and the store read through here, so one place knows the wire.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Turns request lines into typed requests. Everything that can be wrong
 /// with a line comes back as a `ToastError` naming the field and the rule.
 public enum WireDecoder {

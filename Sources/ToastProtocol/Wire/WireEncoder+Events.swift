@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Event lines written straight to bytes, without building a `JSONValue`.
 ///
 /// Every event carries a whole toast, and toastd encodes each event once

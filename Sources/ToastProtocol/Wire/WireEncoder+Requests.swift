@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Requests, as a client writes them: the typed values of `WireDecoder`'s
 /// output turned back into wire form, so that a client in this package
 /// never spells a request by hand. `WireDecoder.decode` reads each of them

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The whole state as one line, written straight to bytes: the reply to
 /// `list` and the `snapshot` event a subscriber starts from.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Turns replies, events and toasts into their wire form. Output is
 /// canonical (see `JSONValue.serialized`), so equal values give equal bytes.
 public enum WireEncoder {

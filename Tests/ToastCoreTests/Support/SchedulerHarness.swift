@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ToastCore
 
 /// Drives a scheduler on a virtual clock and keeps every event it emitted.
