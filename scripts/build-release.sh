@@ -1,24 +1,53 @@
 # SPDX-License-Identifier: Apache-2.0
-# Sourced by install.sh and bench.sh: builds toastd, toast-tail and toastctl
-# for release, toastctl as a static executable (it starts in a third of the
-# time of a dynamically linked one: docs/BENCHMARKS.md) and toastd with the
-# Swift libraries linked in (--static-swift-stdlib: idle, it is 6 MiB
-# smaller, section 4 of docs/BENCHMARKS.md). Sets RELEASE_BIN (toast-tail,
-# toast-bench, and a toastd linked the default way), TOASTD_BIN and
-# TOASTCTL_BIN, and OVERLAY_BIN (toast-overlay, linked as toastd is).
+# Sourced by install.sh, package-deb.sh and bench.sh: the one release build
+# everyone uses. Every tool has the Swift runtime linked in
+# (--static-swift-stdlib: nothing from the toolchain at run time, and idle
+# toastd is 6 MiB smaller, docs/BENCHMARKS.md section 4); toastctl is a
+# fully static executable (a one-shot `toastctl add` starts in a third of
+# the time). The binaries are stripped into $STAGE_BIN, their debug
+# information kept apart in $STAGE_DEBUG/TOOL.debug (linked by
+# .gnu_debuglink, as Debian's -dbgsym packages do).
+#
+# Sets STAGE_BIN and STAGE_DEBUG; TOASTD_BIN, TOASTCTL_BIN and OVERLAY_BIN
+# (the staged tools the benchmarks run); and RELEASE_BIN, the default build
+# (toast-bench, and a toastd linked the default way for section 4's row).
+RELEASE_TOOLS=(toastd toast-tail toast-notify toast-overlay)
+
 build_release() {
     quiet_build -c release "$@"
     RELEASE_BIN="$(swift build -c release --show-bin-path)"
-    quiet_build -c release --scratch-path .build-static-stdlib --product toastd --static-swift-stdlib
-    TOASTD_BIN="$(swift build -c release --scratch-path .build-static-stdlib --show-bin-path)/toastd"
-    # toast-overlay the same way: it stays resident for the whole session.
-    quiet_build -c release --scratch-path .build-static-stdlib --product toast-overlay --static-swift-stdlib
-    OVERLAY_BIN="$(swift build -c release --scratch-path .build-static-stdlib --show-bin-path)/toast-overlay"
+    local product
+    for product in "${RELEASE_TOOLS[@]}"; do
+        quiet_build -c release --scratch-path .build-static-stdlib --product "$product" --static-swift-stdlib
+    done
+    local static_stdlib static
+    static_stdlib="$(swift build -c release --scratch-path .build-static-stdlib --show-bin-path)"
     # The linker warns that getpwuid_r and friends want the same glibc at run
     # time; toastctl calls none of them.
     quiet_build -c release --scratch-path .build-static --product toastctl -Xswiftc -static-executable
-    TOASTCTL_BIN="$(swift build -c release --scratch-path .build-static --show-bin-path)/toastctl"
-    [ -x "$RELEASE_BIN/toastd" ] && [ -x "$TOASTD_BIN" ] && [ -x "$TOASTCTL_BIN" ]
+    static="$(swift build -c release --scratch-path .build-static --show-bin-path)"
+    STAGE_BIN="$PWD/.build-stage/bin"
+    STAGE_DEBUG="$PWD/.build-stage/debug"
+    mkdir -p "$STAGE_BIN" "$STAGE_DEBUG"
+    for product in "${RELEASE_TOOLS[@]}" toastctl; do
+        local built="$static_stdlib/$product"
+        [ "$product" = toastctl ] && built="$static/$product"
+        stage_binary "$built" "$product"
+    done
+    TOASTD_BIN="$STAGE_BIN/toastd"
+    TOASTCTL_BIN="$STAGE_BIN/toastctl"
+    OVERLAY_BIN="$STAGE_BIN/toast-overlay"
+    [ -x "$RELEASE_BIN/toastd" ] && [ -x "$TOASTD_BIN" ] && [ -x "$TOASTCTL_BIN" ] && [ -x "$OVERLAY_BIN" ]
+}
+
+# A stripped copy of $1 as $STAGE_BIN/$2, its debug information in $STAGE_DEBUG/$2.debug.
+stage_binary() {
+    objcopy --only-keep-debug "$1" "$STAGE_DEBUG/$2.debug"
+    chmod 644 "$STAGE_DEBUG/$2.debug"
+    strip --strip-all -o "$STAGE_BIN/$2.new" "$1"
+    objcopy --add-gnu-debuglink="$STAGE_DEBUG/$2.debug" "$STAGE_BIN/$2.new"
+    chmod 755 "$STAGE_BIN/$2.new"
+    mv "$STAGE_BIN/$2.new" "$STAGE_BIN/$2"
 }
 
 # `swift build "$@"`, showing only what matters (errors, warnings); fails

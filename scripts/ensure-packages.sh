@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Sourced by the scripts: installs, with apt-get, the Debian packages that
-# are missing for the given needs. Usage: ensure_packages build [tests]
+# are missing for the given needs. Usage: ensure_packages build [tests].
+# With ENSURE_PACKAGES_LIST_ONLY=1 it installs nothing: it lists what is
+# missing with the command to install it, and fails.
 ensure_packages() {
     local missing=()
     for need in "$@"; do
@@ -61,6 +63,12 @@ ensure_packages() {
     done
     ((${#missing[@]})) || return 0
     command -v apt-get >/dev/null || { echo "please install: ${missing[*]}" >&2; return 1; }
+    # install.sh installs nothing itself: it says what is missing and how to get it.
+    if [ "${ENSURE_PACKAGES_LIST_ONLY:-0}" = 1 ]; then
+        echo "missing build packages: ${missing[*]}" >&2
+        echo "install them with: sudo apt-get install ${missing[*]}" >&2
+        return 1
+    fi
     local sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     $sudo apt-get update -qq

@@ -1,42 +1,33 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Undoes scripts/install.sh for the current user: stops and disables the
-# units, then removes the binaries, units, drop-ins, the D-Bus service file,
-# completions, man pages and the README. The toasts' state
-# (~/.local/state/toastd) and the configuration (~/.config/toastd) stay,
-# unless --purge.
+# Removes exactly what scripts/install.sh put down (its list in
+# PREFIX/share/toastd/installed-files), after stopping the units. The state
+# and the configuration stay (~/.local/state/toastd, ~/.config/toastd).
+#
+#   scripts/uninstall.sh [--prefix DIR]     (the prefix install.sh was given)
 set -euo pipefail
-
-purge=0
-for argument in "$@"; do
-    case "$argument" in
-        --purge) purge=1 ;;
-        *) echo "usage: $0 [--purge]" >&2; exit 64 ;;
+prefix="$HOME/.local"
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --prefix) prefix="${2:?--prefix takes a directory}"; shift ;;
+        --prefix=*) prefix="${1#--prefix=}" ;;
+        *) echo "usage: $0 [--prefix DIR]" >&2; exit 64 ;;
     esac
+    shift
 done
-
-PREFIX="$HOME/.local"
-CONFIG="${XDG_CONFIG_HOME:-$HOME/.config}"
-DATA="${XDG_DATA_HOME:-$HOME/.local/share}"
-UNITS="$CONFIG/systemd/user"
-
-if systemctl --user show-environment >/dev/null 2>&1; then
+destdir="${DESTDIR:-}"
+manifest="${prefix%/}/share/toastd/installed-files"
+[ -f "$destdir$manifest" ] || { echo "nothing to remove: $destdir$manifest is not there" >&2; exit 1; }
+if [ -z "$destdir" ] && systemctl --user show-environment >/dev/null 2>&1; then
     systemctl --user disable --now toastd.socket toastd.service toast-notify.service toast-overlay.service >/dev/null 2>&1 || true
 fi
-for tool in toastd toastctl toast-tail toast-notify toast-overlay; do
-    rm -f "$PREFIX/bin/$tool" "$PREFIX/share/man/man1/$tool.1" \
-        "$PREFIX/share/bash-completion/completions/$tool" "$PREFIX/share/zsh/site-functions/_$tool" \
-        "$CONFIG/fish/completions/$tool.fish"
-done
-rm -f "$PREFIX/share/man/man5/toastd.toml.5"
-rm -f "$UNITS/toastd.socket" "$UNITS/toastd.service" "$UNITS/toast-notify.service" "$UNITS/toast-overlay.service" \
-    "$UNITS/toastd.service.d/freedesktop.conf" "$DATA/dbus-1/services/org.freedesktop.Notifications.service"
-rmdir "$UNITS/toastd.service.d" 2>/dev/null || true
-rm -rf "$PREFIX/share/doc/toastd"
-if ((purge)); then
-    rm -rf "${XDG_STATE_HOME:-$HOME/.local/state}/toastd" "$CONFIG/toastd"
-    echo "uninstalled, with the state and the configuration."
-else
-    echo "uninstalled. The state (${XDG_STATE_HOME:-$HOME/.local/state}/toastd) and the configuration ($CONFIG/toastd) stay; --purge removes them."
-fi
-systemctl --user daemon-reload 2>/dev/null || true
+while IFS= read -r path; do
+    [ -n "$path" ] || continue
+    rm -f "$destdir$path"
+    # toastd's own directories go when empty; shared ones (bin, man1, ...) stay.
+    case "$(dirname "$path")" in
+        */share/toastd | */share/doc/toastd | */toastd.service.d) rmdir "$destdir$(dirname "$path")" 2>/dev/null || true ;;
+    esac
+done <"$destdir$manifest"
+[ -n "$destdir" ] || systemctl --user daemon-reload 2>/dev/null || true
+echo "removed toastd (the state and the configuration stay)"

@@ -76,28 +76,39 @@ struct JournalAndUnitTests {
         #expect((kibibytes ?? 0) > 1_024, "\(line)")
     }
 
-    /// Both units pass `systemd-analyze verify --user` with no error and no
-    /// warning: it exits 0 on unknown keys, so any output fails the check.
+    /// The units, as install.sh generates them from systemd/*.in for a
+    /// prefix (here /usr, staged with DESTDIR, as a package does), pass
+    /// `systemd-analyze verify --user` with no error and no warning: it
+    /// exits 0 on unknown keys, so any output fails the check.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")))
     func theUnitFilesVerifyCleanly() throws {
         let home = FileManager.default.temporaryDirectory.appending(path: "toastd-units-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: home) }
-        let bin = home.appending(path: ".local/bin")
         let runtime = home.appending(path: "runtime")
-        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
-        for tool in ["toastd", "toast-notify", "toast-overlay"] {
-            try DaemonFixture.copyExecutable(tool, to: bin.appending(path: tool).path)
-        }
-        let units = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appending(path: "systemd")
+        let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let stage = home.path + "/stage"
+        let prefix = home.path + "/usr"
+        let staged = try DaemonFixture.run(
+            "/bin/bash", [root.appending(path: "scripts/install.sh").path, "--prefix", prefix],
+            environment: ["HOME": home.path, "DESTDIR": stage, "TOASTD_BIN_DIR": DaemonFixture.binaryDirectory.path])
+        #expect(staged.status == 0, "\(staged.stderr)")
+        // The units name the prefix's binaries; for verify to find them, they go where the units say.
+        try FileManager.default.createDirectory(atPath: prefix, withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: stage + prefix + "/bin", toPath: prefix + "/bin")
+        let units = stage + prefix + "/lib/systemd/user"
+        let service = try String(contentsOfFile: units + "/toastd.service", encoding: .utf8)
+        #expect(service.contains("ExecStart=\(prefix)/bin/toastd\n") && !service.contains("@BINDIR@") && !service.contains("%h/.local"))
         let outcome = try DaemonFixture.run(
             "/usr/bin/systemd-analyze",
-            ["verify", "--user"] + ["toastd.socket", "toastd.service", "toast-notify.service", "toast-overlay.service"].map { units.appending(path: $0).path },
+            ["verify", "--user"] + ["toastd.socket", "toastd.service", "toast-notify.service", "toast-overlay.service"].map { units + "/" + $0 },
             environment: ["HOME": home.path, "XDG_RUNTIME_DIR": runtime.path, "SYSTEMD_LOG_COLOR": "0"]
         )
         #expect(outcome.status == 0)
         #expect(outcome.stderr.isEmpty && outcome.stdout.isEmpty, "\(outcome.stderr)\(outcome.stdout)")
+        // The list of what was put down names every file staged.
+        let listed = try String(contentsOfFile: stage + prefix + "/share/toastd/installed-files", encoding: .utf8).split(separator: "\n")
+        #expect(listed.contains { $0 == "\(prefix)/share/man/man5/toastd.toml.5" } && listed.count > 30)
     }
 
     /// `install.sh --freedesktop` adds the unit drop-in and the D-Bus
@@ -122,7 +133,7 @@ struct JournalAndUnitTests {
             "/bin/bash", [root.appending(path: "scripts/install.sh").path, "--freedesktop"], environment: environment
         )
         #expect(outcome.status == 0, "\(outcome.stderr)")
-        #expect(try String(contentsOfFile: dropIn, encoding: .utf8).contains("ExecStart=%h/.local/bin/toastd --freedesktop"))
+        #expect(try String(contentsOfFile: dropIn, encoding: .utf8).contains("ExecStart=\(home.path)/.local/bin/toastd --freedesktop"))
         #expect(try String(contentsOfFile: busService, encoding: .utf8).contains("SystemdService=toastd.service"))
         let verify = try DaemonFixture.run(
             "/usr/bin/systemd-analyze", ["verify", "--user", home.path + "/.config/systemd/user/toastd.service"], environment: environment
@@ -153,6 +164,7 @@ struct JournalAndUnitTests {
         for path in [
             "/.local/bin/toastctl", "/.local/bin/toastd", "/.local/share/man/man1/toastctl.1", "/.config/systemd/user/toastd.service",
             "/.local/share/bash-completion/completions/toast-tail", "/.config/systemd/user/toastd.service.d/freedesktop.conf",
+            "/.local/share/man/man5/toastd.toml.5", "/.local/share/toastd/installed-files", "/.local/share/doc/toastd",
         ] {
             #expect(!FileManager.default.fileExists(atPath: home.path + path), "\(path) is still there")
         }
