@@ -46,6 +46,10 @@ ensure_packages() {
                 command -v xdotool >/dev/null || missing+=(xdotool)
                 # The man pages, rendered as a reader sees them.
                 command -v man >/dev/null || missing+=(man-db) ;;
+            package)
+                command -v dpkg-shlibdeps >/dev/null || missing+=(dpkg-dev)
+                command -v objcopy >/dev/null || missing+=(binutils)
+                command -v lintian >/dev/null || missing+=(lintian) ;;
             bench)
                 command -v cc >/dev/null || missing+=(gcc libc6-dev)
                 command -v socat >/dev/null || missing+=(socat) ;;

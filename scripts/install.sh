@@ -91,6 +91,8 @@ fi
 completions="$(mktemp -d)"
 for tool in toastd toastctl toast-tail toast-notify toast-overlay; do
     for shell in bash zsh fish; do "$BIN_DIR/$tool" --generate-completion-script "$shell" >"$completions/$tool.$shell"; done
+    # A completion is sourced, not run: no #! line.
+    sed -i '1{/^#!/d}' "$completions/$tool.bash"
     put 644 "$completions/$tool.bash" "$PREFIX/share/bash-completion/completions/$tool"
     put 644 "$completions/$tool.zsh" "$PREFIX/share/zsh/site-functions/_$tool"
     put 644 "$completions/$tool.fish" "$FISH/$tool.fish"

@@ -21,6 +21,8 @@ if tool != "toastctl":
     text = text.replace(".Nm\n.Ar subcommand\n", ".Nm\n", 1)
     text = re.sub(r"\.It Em help\nShow subcommand help information\.\n\.Bl -tag -width 6n\n\.It Ar subcommands\.\.\.\n\.It Fl -version\nShow the version\.\n\.El\n", "", text)
 text = text[: text.index('.Sh "EXIT STATUS"')] + open(extra).read()
+# A blank line in a tool's discussion is a paragraph break, not an empty input line.
+text = re.sub(r"\n\n+", "\n.Pp\n", text)
 open(out, "w").write(text)
 PY
 done

@@ -4,6 +4,9 @@
 # private mount namespace (see README "systemd"). Needs root, as CI is.
 #
 #   scripts/systemd-e2e.sh BIN_DIR     (BIN_DIR holds toastd, toastctl, toast-tail)
+#   TOASTD_E2E_INSTALLED=1 scripts/systemd-e2e.sh /usr/bin
+#                                      against the installed package: its
+#                                      units in /usr/lib/systemd/user, no install.sh
 #
 # It leaves the machine as it found it: /run and the journal directory are
 # tmpfs mounts private to the namespace; the harness runs in child cgroups
@@ -103,7 +106,13 @@ done
 [ "$state" = running ] || [ "$state" = degraded ] || { cat "$WORK/manager.log"; fail "the user manager did not come up ($state)"; }
 
 step "install and enable the socket"
-TOASTD_BIN_DIR="$BIN" "$ROOT/scripts/install.sh"
+if [ -n "${TOASTD_E2E_INSTALLED:-}" ]; then
+    [ -f /usr/lib/systemd/user/toastd.socket ] || fail "no /usr/lib/systemd/user/toastd.socket: is the package installed?"
+    TOASTCTL="$BIN/toastctl"
+else
+    TOASTD_BIN_DIR="$BIN" "$ROOT/scripts/install.sh"
+    TOASTCTL="$HOME/.local/bin/toastctl"
+fi
 # Shorter timers than the shipped units, so the watchdog test takes seconds.
 mkdir -p "$XDG_CONFIG_HOME/systemd/user/toastd.service.d"
 cat >"$XDG_CONFIG_HOME/systemd/user/toastd.service.d/test.conf" <<UNIT
@@ -117,7 +126,8 @@ systemctl --user daemon-reload
 systemctl --user enable --now toastd.socket
 [ -S "$XDG_RUNTIME_DIR/toastd.sock" ] || fail "the socket unit did not create $XDG_RUNTIME_DIR/toastd.sock"
 [ "$(systemctl --user show toastd.service -p ActiveState --value)" = inactive ] || fail "toastd started before its first client"
-TOASTCTL="$HOME/.local/bin/toastctl"
+[ "$(systemctl --user show toastd.service -p ExecMainPID --value)" = 0 ] || true
+echo "ExecStart: $(systemctl --user show toastd.service -p ExecStart --value | grep -o 'path=[^ ;]*')"
 
 step "the first toastctl add activates toastd"
 id="$("$TOASTCTL" add "activated by a client" --role failure --duration indefinite)" || fail "the first add failed"
@@ -170,11 +180,18 @@ next="$("$TOASTCTL" add "after the watchdog")" || fail "an add after the restart
 step "kill -9 during a stream of adds: no client is refused, every later add is acknowledged"
 results="$WORK/adds"
 : >"$results"
+rm -f "$WORK/killed"
 (
-    for n in $(seq 1 150); do
+    # Adds until the kill, and 100 after it (a fast toastctl would finish a fixed count first).
+    after_kill=0
+    for n in $(seq 1 20000); do
         start="$(date +%s%N)"
         if out="$("$TOASTCTL" add "stream $n" --duration 1 2>&1)"; then code=0; else code=$?; fi
         echo "$n $start $code ${out//$'\n'/ }" >>"$results"
+        if [ -e "$WORK/killed" ]; then
+            after_kill=$((after_kill + 1))
+            [ "$after_kill" -lt 100 ] || break
+        fi
     done
 ) &
 STREAM=$!
@@ -182,6 +199,7 @@ sleep 0.5
 victim="$(systemctl --user show toastd.service -p MainPID --value)"
 killed_at="$(date +%s%N)"
 kill -9 "$victim"
+touch "$WORK/killed"
 wait "$STREAM"
 refused="$(grep -c -i "refused" "$results" || true)"
 late_failures="$(awk -v t="$killed_at" '$2 > t && $3 != 0' "$results")"
@@ -213,6 +231,12 @@ echo "StatusText=$status"
 [[ "$status" == *"CONFIG REFUSED"*"config.toml:1:"* ]] || fail "StatusText does not show the refused file: '$status'"
 "$TOASTCTL" add "still ruled" --source e2e-job --json | grep -q '"role":"warning"' || fail "the old rule was lost"
 [ "$(systemctl --user show toastd.service -p ActiveState --value)" = active ] || fail "toastd is not active after the reloads"
+
+step "the history is kept across a restart"
+ended="$("$TOASTCTL" add "kept in history" --duration indefinite)" || fail "an add failed"
+"$TOASTCTL" dismiss "$ended" >/dev/null || fail "the dismiss failed"
+systemctl --user restart toastd.service
+"$TOASTCTL" history | grep -q "kept in history" || fail "the history lost the toast across a restart: $("$TOASTCTL" history)"
 
 step "stop"
 systemctl --user stop toastd.socket toastd.service

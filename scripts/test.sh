@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 source scripts/ensure-packages.sh
-ensure_packages build tests
+ensure_packages build tests package
 # protocol/validate.py checks the protocol files against their JSON Schemas.
 python3 -c "import jsonschema, referencing" 2>/dev/null || python3 -m pip install -q jsonschema
 # Clients of the freedesktop bridge from PyPI, for the conformance tests
@@ -41,4 +41,9 @@ fi
 if [ "$soak_seconds" != 0 ]; then
     echo "== soaking a release toastd for ${soak_seconds} s"
     bash scripts/soak.sh "$soak_seconds"
+fi
+# Last, as it changes /usr: the Debian package installed, tested and purged (as root).
+if [ "${TOASTD_PACKAGE_TEST:-1}" != 0 ] && [ "$(id -u)" = 0 ]; then
+    echo "== the Debian package, installed as a user would, then purged"
+    bash scripts/package-test.sh
 fi

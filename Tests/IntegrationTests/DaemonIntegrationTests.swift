@@ -96,18 +96,23 @@ struct DaemonIntegrationTests {
         #expect(hud["event"] == "presented")
         #expect(hud["toast"]?["progress"] == "indeterminate")
         #expect(hud["toast"]?["dismissible"] == false)
+        // A failure goes ahead of every HUD (issue #42): the HUD ends, and
+        // the failure shows at the top until dismissed.
+        let ended = try watcher.readLine(timeout: 5_000)
+        #expect(ended["event"] == "dismissed" && ended["toast"]?["id"] == hud["toast"]?["id"], "\(ended)")
         let result = try watcher.readLine(timeout: 5_000)
-        #expect(result["event"] == "updated")
-        #expect(result["toast"]?["id"] == hud["toast"]?["id"])
-        #expect(result["toast"]?["role"] == "failure")
+        #expect(result["event"] == "presented")
+        #expect(result["toast"]?["role"] == "failure" && result["toast"]?["alignment"] == "top")
         #expect(result["toast"]?["message"]?.stringValue?.contains("status 3") == true)
-        #expect(result["toast"]?["repeat"] == 1, "the result replaces the HUD; it is not a repeat")
-        #expect(result["toast"]?["dismissible"] == true)
+        #expect(result["toast"]?["duration"] == "indefinite" && result["toast"]?["dismissible"] == true)
 
+        // A success replaces its HUD in place: an update, not a repeat.
         #expect(try daemon.toastctl("run", "--", "true").status == 0)
-        // The center stack shows one HUD: the second run's HUD waits behind the first result.
-        #expect(try watcher.readLine(timeout: 5_000)["event"] == "queued")
-        #expect(try watcher.readLine(timeout: 5_000)["toast"]?["role"] == "success")
+        let second = try watcher.readLine(timeout: 5_000)
+        #expect(second["event"] == "presented" && second["toast"]?["alignment"] == "center", "the center was free: \(second)")
+        let success = try watcher.readLine(timeout: 5_000)
+        #expect(success["event"] == "updated" && success["toast"]?["id"] == second["toast"]?["id"])
+        #expect(success["toast"]?["role"] == "success" && success["toast"]?["repeat"] == 1)
     }
 
     /// If the HUD is gone when the command ends (here the command itself

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Installs the Debian package as a user would, on this machine, and tests it
+# (issue #43). Needs root, as CI is; it changes /usr, so CI runs it last.
+#
+#   1. scripts/package-deb.sh builds the packages (lintian must find no error);
+#   2. apt-get installs toastd_*.deb with no Swift toolchain on PATH;
+#   3. no binary loads anything from the toolchain (ldd), toastctl is static;
+#   4. scripts/systemd-e2e.sh runs against /usr/bin and /usr/lib/systemd/user:
+#      socket activation by the first toastctl add, the journal's fields, the
+#      watchdog, durable state, reload, history across a restart;
+#   5. the notification-daemon package declares Provides and Conflicts;
+#   6. apt-get purge leaves none of the package's files behind.
+#
+# (toastd-notification-daemon is not installed here: it conflicts with the
+# dunst and mako the other tests drive, as it would on a desktop.)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ "$(id -u)" = 0 ] || { echo "package-test: needs root; skipped"; exit 0; }
+fail() { echo "FAIL: $*"; exit 1; }
+out="$(mktemp -d /tmp/toastd-debs-XXXXXX)"
+trap 'rm -rf "$out"' EXIT
+echo "== build the packages"
+mapfile -t debs < <(bash scripts/package-deb.sh "$out")
+toastd_deb="$(printf '%s\n' "${debs[@]}" | grep '/toastd_')"
+notify_deb="$(printf '%s\n' "${debs[@]}" | grep '/toastd-notification-daemon_')"
+ls -l "${debs[@]}"
+echo "Depends: $(dpkg-deb -f "$toastd_deb" Depends)"
+
+echo "== install it with no Swift toolchain on PATH"
+plain=(env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME="$HOME" DEBIAN_FRONTEND=noninteractive)
+"${plain[@]}" sh -c '! command -v swift' || fail "swift is on the plain PATH"
+"${plain[@]}" apt-get install -y -qq "$toastd_deb" >/dev/null || fail "apt-get install failed"
+for tool in toastd toast-tail toast-notify toast-overlay; do
+    libs="$(ldd "/usr/bin/$tool")"
+    ! grep -q -e /opt/swift -e swift -e "not found" <<<"$libs" || fail "$tool loads from the toolchain: $libs"
+done
+static="$(ldd /usr/bin/toastctl 2>&1 || true)"
+grep -q -e "not a dynamic executable" -e "statically linked" <<<"$static" || fail "toastctl is not static: $static"
+"${plain[@]}" toastctl --version | grep -q . || fail "toastctl does not run"
+"${plain[@]}" man -w toastd.toml >/dev/null || fail "man toastd.toml finds no page"
+
+echo "== the systemd end-to-end test against /usr/bin"
+"${plain[@]}" TOASTD_E2E_INSTALLED=1 bash scripts/systemd-e2e.sh /usr/bin || fail "systemd-e2e against the package"
+
+echo "== the notification server's package"
+[ "$(dpkg-deb -f "$notify_deb" Provides)" = notification-daemon ] || fail "Provides: $(dpkg-deb -f "$notify_deb" Provides)"
+[ "$(dpkg-deb -f "$notify_deb" Conflicts)" = notification-daemon ] || fail "Conflicts: $(dpkg-deb -f "$notify_deb" Conflicts)"
+dpkg-deb -c "$notify_deb" | grep -q "usr/share/dbus-1/services/org.freedesktop.Notifications.service" || fail "no D-Bus service file"
+
+echo "== purge: nothing left"
+mapfile -t files < <(dpkg -L toastd | while read -r path; do [ -f "$path" ] && echo "$path"; done)
+"${plain[@]}" apt-get purge -y -qq toastd >/dev/null || fail "apt-get purge failed"
+for path in "${files[@]}"; do [ ! -e "$path" ] || fail "$path is still there"; done
+dpkg -s toastd >/dev/null 2>&1 && fail "dpkg still knows toastd"
+echo "package-test: ${#files[@]} files installed and purged; all passed"
