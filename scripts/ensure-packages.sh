@@ -44,6 +44,9 @@ ensure_packages() {
                 command -v grim >/dev/null || missing+=(grim)
                 command -v import >/dev/null || missing+=(imagemagick)
                 command -v xdotool >/dev/null || missing+=(xdotool)
+                # Toasts from another machine: a real sshd and ssh.
+                command -v sshd >/dev/null || [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
+                command -v ssh >/dev/null || missing+=(openssh-client)
                 # The man pages, rendered as a reader sees them.
                 command -v man >/dev/null || missing+=(man-db) ;;
             package)
