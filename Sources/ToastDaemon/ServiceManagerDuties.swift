@@ -1,66 +1,83 @@
 // SPDX-License-Identifier: Apache-2.0
 import Logging
 import NIOCore
+import ToastSystem
 
 /// What toastd owes its service manager while it runs, as a service: the
 /// last to start and the first to stop.
 ///
 /// At start: READY=1, and the code pages start-up touched let go of
-/// (`CodePages`), as they are again after 30 s without a step
-/// (`IdleTrim`); then STATUS= at most once a second, only when it changed;
-/// and WATCHDOG=1 at half the watchdog interval, from the event loop
-/// itself, so that a wedged loop stops the pings and is killed. At stop:
-/// STOPPING=1, and the timers end.
+/// (`CodePages`). Then, as `RestTimers` decides, STATUS= when the status
+/// changed (at most once a second) and the code pages let go of again after
+/// 30 s without a step: both armed by steps, none repeating, so an idle
+/// toastd does not wake. And WATCHDOG=1 at half the watchdog interval, from
+/// the event loop itself, so that a wedged loop stops the pings and is
+/// killed: under systemd, the only wakeup at rest. At stop: STOPPING=1, and
+/// the timers end.
 final class ServiceManagerDuties: DaemonService, @unchecked Sendable {
     let name = "service manager"
     private let hub: ToastHub
     private let hooks: ServiceManagerHooks
     private let logger: Logger
-    private var timers: [RepeatedTask] = []
-    private var lastStatus = ""
-    private var trim: IdleTrim
-
-    /// How often `IdleTrim` looks at the step count, and after how many
-    /// quiet looks in a row the code pages are let go of again (30 s).
-    static let idleTrimTick = TimeAmount.seconds(10)
-    static let idleTrimTicks = 3
+    private var watchdog: RepeatedTask?
+    private var statusTask: Scheduled<Void>?
+    private var quietTask: Scheduled<Void>?
+    private var timers: RestTimers
+    private var stopped = false
 
     init(hub: ToastHub, hooks: ServiceManagerHooks, logger: Logger) {
         self.hub = hub
         self.hooks = hooks
         self.logger = logger
-        trim = IdleTrim(quietTicks: Self.idleTrimTicks, steps: 0)
+        timers = RestTimers(status: "", now: 0)
     }
+
+    private static var now: Int64 { monotonicMilliseconds() }
 
     func start() -> EventLoopFuture<Void> {
         let loop = hub.loop
-        lastStatus = hub.statusLine
-        hooks.ready(lastStatus)
+        let status = hub.statusLine
+        hooks.ready(status)
         releaseCodePages(when: "ready")
-        trim = IdleTrim(quietTicks: Self.idleTrimTicks, steps: hub.steps)
-        timers.append(loop.scheduleRepeatedTask(initialDelay: Self.idleTrimTick, delay: Self.idleTrimTick) { [self] _ in
-            if trim.tick(steps: hub.steps) { releaseCodePages(when: "idle") }
-        })
-        timers.append(loop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { [self] _ in
-            let line = hub.statusLine
-            if line != lastStatus {
-                lastStatus = line
-                hooks.status(line)
-            }
-        })
-        if let watchdog = hooks.watchdog {
-            let half = TimeAmount.nanoseconds(watchdog.nanoseconds / 2)
+        timers = RestTimers(status: status, now: Self.now)
+        hub.onStepEnded = { [self] in carryOut(timers.stepEnded(now: Self.now)) }
+        hub.onStatusSent = { [self] line in timers.statusSent(line, now: Self.now) }
+        if let interval = hooks.watchdog {
+            let half = TimeAmount.nanoseconds(interval.nanoseconds / 2)
             hooks.watchdogPing()
-            timers.append(loop.scheduleRepeatedTask(initialDelay: half, delay: half) { [hooks] _ in hooks.watchdogPing() })
+            watchdog = loop.scheduleRepeatedTask(initialDelay: half, delay: half) { [hooks] _ in hooks.watchdogPing() }
         }
         return loop.makeSucceededVoidFuture()
+    }
+
+    private func carryOut(_ actions: [RestTimers.Action]) {
+        guard !stopped else { return }
+        for action in actions {
+            switch action {
+            case .armStatus(let at):
+                statusTask = arm(at) { [self] in carryOut(timers.statusTimerFired(now: Self.now, status: hub.statusLine)) }
+            case .sendStatus(let line):
+                hooks.status(line)
+            case .armQuiet(let at):
+                quietTask = arm(at) { [self] in carryOut(timers.quietTimerFired(now: Self.now)) }
+            case .releaseCodePages:
+                releaseCodePages(when: "idle")
+            }
+        }
+    }
+
+    private func arm(_ at: Int64, _ body: @escaping @Sendable () -> Void) -> Scheduled<Void> {
+        hub.loop.scheduleTask(in: .milliseconds(max(0, at - Self.now)), body)
     }
 
     func stop(reason: String) -> EventLoopFuture<Void> {
         hooks.stopping()
         logger.info("shutting down", metadata: ["reason": "\(reason)"])
-        for timer in timers { timer.cancel() }
-        timers = []
+        stopped = true
+        hub.onStepEnded = nil
+        watchdog?.cancel()
+        statusTask?.cancel()
+        quietTask?.cancel()
         return hub.loop.makeSucceededVoidFuture()
     }
 

@@ -99,6 +99,10 @@ final class ToastHub: @unchecked Sendable {
     private var watchedEvents: [ToastEvent] = []
     /// Steps ended so far: a request, a timer, a connection's end (`IdleTrim`).
     private(set) var steps = 0
+    /// Told at the end of every step (`ServiceManagerDuties`: the status and quiet timers).
+    var onStepEnded: (() -> Void)?
+    /// Told when READY=1 carried a status line (after a reload).
+    var onStatusSent: ((String) -> Void)?
 
     /// `restored`: the state of a durable toastd, loaded from its store.
     init(
@@ -205,6 +209,7 @@ final class ToastHub: @unchecked Sendable {
         }
         endStep()
         serviceManager.ready(statusLine)
+        onStatusSent?(statusLine)
         if again { readConfiguration() }
     }
 
@@ -391,6 +396,7 @@ final class ToastHub: @unchecked Sendable {
     func endStep() {
         loop.preconditionInEventLoop()
         steps &+= 1
+        onStepEnded?()
         let writes = outbox.writes
         for (id, bytes) in outbox.owed { connections[id]?.hold.owed += bytes }
         outbox = StepOutbox(reservingFor: connections.count)

@@ -86,21 +86,43 @@ struct CodePagesTests {
     }
 }
 
-@Suite("Idle trim")
-struct IdleTrimTests {
-    @Test("trims once after the quiet ticks, and again only after a new step and another quiet spell")
-    func trimsOncePerQuietSpell() {
-        var trim = IdleTrim(quietTicks: 3, steps: 5)
-        // Start-up trimmed already: a quiet start trims nothing.
-        #expect((0..<10).map { _ in trim.tick(steps: 5) }.allSatisfy { !$0 })
-        // Activity, then quiet: the third quiet tick trims, and only it.
-        #expect(trim.tick(steps: 9) == false)
-        #expect([5, 6, 7, 8].map { _ in trim.tick(steps: 9) } == [false, false, true, false])
-        // Activity on every tick never trims.
-        #expect((10..<20).map { trim.tick(steps: $0) }.allSatisfy { !$0 })
-        // A step count that wraps still counts as activity.
-        var wrapping = IdleTrim(quietTicks: 1, steps: Int.max)
-        #expect(wrapping.tick(steps: Int.min) == false)
-        #expect(wrapping.tick(steps: Int.min) == true)
+@Suite("Rest timers: armed by activity, silent at rest")
+struct RestTimersTests {
+    @Test func nothingIsArmedWithoutASteps() {
+        var timers = RestTimers(status: "0 shown", now: 0)
+        // No step: no action ever asked for; firing a stray timer does nothing.
+        #expect(timers.quietTimerFired(now: 60_000).isEmpty)
+        #expect(timers.statusTimerFired(now: 60_000, status: "0 shown").isEmpty)
+    }
+
+    @Test func statusGoesOutWhenItChangedAtMostOnceASecond() {
+        var timers = RestTimers(status: "0 shown", now: 0)
+        // The first step, 5 s after the last STATUS=: at once.
+        #expect(timers.stepEnded(now: 5_000) == [.armStatus(at: 5_000), .armQuiet(at: 35_000)])
+        #expect(timers.statusTimerFired(now: 5_000, status: "1 shown") == [.sendStatus("1 shown")])
+        // A burst of steps: one timer, a second after the last line.
+        #expect(timers.stepEnded(now: 5_100) == [.armStatus(at: 6_000)])
+        #expect(timers.stepEnded(now: 5_200).isEmpty, "already armed")
+        #expect(timers.statusTimerFired(now: 6_000, status: "3 shown") == [.sendStatus("3 shown")])
+        // Unchanged: nothing sent.
+        #expect(timers.stepEnded(now: 9_000) == [.armStatus(at: 9_000)])
+        #expect(timers.statusTimerFired(now: 9_000, status: "3 shown").isEmpty)
+        // A line sent with READY=1 counts as sent.
+        timers.statusSent("4 shown", now: 9_500)
+        #expect(timers.stepEnded(now: 9_600) == [.armStatus(at: 10_500)])
+        #expect(timers.statusTimerFired(now: 10_500, status: "4 shown").isEmpty)
+    }
+
+    @Test func codePagesGoAfterAQuietSpellOncePerSpell() {
+        var timers = RestTimers(status: "", now: 0, quiet: 30_000)
+        _ = timers.stepEnded(now: 1_000)
+        // A later step pushes the quiet spell on: the timer waits for the rest.
+        _ = timers.stepEnded(now: 20_000)
+        #expect(timers.quietTimerFired(now: 31_000) == [.armQuiet(at: 50_000)])
+        #expect(timers.quietTimerFired(now: 50_000) == [.releaseCodePages])
+        // Released: nothing more until a step, then once again.
+        #expect(timers.quietTimerFired(now: 90_000).isEmpty)
+        #expect(timers.stepEnded(now: 100_000).contains(.armQuiet(at: 130_000)))
+        #expect(timers.quietTimerFired(now: 130_000) == [.releaseCodePages])
     }
 }
