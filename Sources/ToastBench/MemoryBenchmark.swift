@@ -7,19 +7,19 @@ import Glibc
 /// toastd's resident memory idle and with many toasts waiting.
 public enum MemoryBenchmark {
     public struct Result: Sendable {
-        /// KiB.
-        public var idle: Int
-        /// KiB with each count of toasts queued, in order.
-        public var queued: [(count: Int, rss: Int)]
+        /// KiB: PSS, anonymous, RSS.
+        public var idle: (pss: Int, anonymous: Int, rss: Int)
+        /// The same with each count of toasts queued, in order.
+        public var queued: [(count: Int, memory: (pss: Int, anonymous: Int, rss: Int))]
     }
 
     /// Adds indefinite toasts to one stack (three shown, the rest queued)
-    /// until each of `counts` is held, and reads VmRSS at each.
+    /// until each of `counts` is held, and reads PSS, anonymous memory and RSS at each.
     public static func run(server: ServerUnderTest, counts: [Int]) throws -> Result {
         usleep(300_000)
-        let idle = server.process.memory.rss
+        let idle = ChildProcess.smaps(of: server.process.pid)
         var held = 0
-        var queued: [(Int, Int)] = []
+        var queued: [(count: Int, memory: (pss: Int, anonymous: Int, rss: Int))] = []
         for count in counts {
             var lines: [UInt8] = []
             for index in held..<count {
@@ -30,7 +30,7 @@ public enum MemoryBenchmark {
             _ = try IngestBenchmark.run(socket: server.socket, batches: [lines], perConnection: count - held)
             held = count
             usleep(300_000)
-            queued.append((count, server.process.memory.rss))
+            queued.append((count, ChildProcess.smaps(of: server.process.pid)))
         }
         return Result(idle: idle, queued: queued)
     }

@@ -27,7 +27,8 @@ public final class ServerUnderTest: @unchecked Sendable {
             executable, arguments.map { $0 == "{socket}" ? socket : $0 == "{state}" ? state : $0 },
             output: directory + "/log", environment: environment
         )
-        for _ in 0..<500 {
+        // Up to a minute: a restart reads its state back (100,000 toasts, in a debug build, take seconds).
+        for _ in 0..<6_000 {
             if let probe = try? LineSocket(path: socket) {
                 probe.close()
                 usleep(20_000)  // let the server forget the probe
