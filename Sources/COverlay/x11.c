@@ -80,6 +80,17 @@ static void make_window(x11_t *x, window_t *w) {
     w->mapped = 0;
 }
 
+/* `picture` painted over all of `surface` (its alpha too), and the surface let go of. */
+static void paint_into(cairo_surface_t *surface, cairo_surface_t *picture) {
+    cairo_t *cr = cairo_create(surface);
+    cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);
+    cairo_set_source_surface(cr, picture, 0, 0);
+    cairo_paint(cr);
+    cairo_destroy(cr);
+    cairo_surface_flush(surface);
+    cairo_surface_destroy(surface);
+}
+
 /* Draws the stack, and shapes its window to the picture's alpha. */
 static void draw(x11_t *x, int which) {
     toast_overlay *overlay = x->overlay;
@@ -92,24 +103,10 @@ static void draw(x11_t *x, int which) {
     /* The shape: a 1-bit mask of what is drawn. */
     xcb_pixmap_t pixmap = xcb_generate_id(x->connection);
     xcb_create_pixmap(x->connection, 1, pixmap, w->window, (uint16_t)w->width, (uint16_t)w->height);
-    cairo_surface_t *mask = cairo_xcb_surface_create_for_bitmap(x->connection, x->screen, pixmap, w->width, w->height);
-    cr = cairo_create(mask);
-    cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);
-    cairo_set_source_surface(cr, picture, 0, 0);
-    cairo_paint(cr);
-    cairo_destroy(cr);
-    cairo_surface_flush(mask);
-    cairo_surface_destroy(mask);
+    paint_into(cairo_xcb_surface_create_for_bitmap(x->connection, x->screen, pixmap, w->width, w->height), picture);
     xcb_shape_mask(x->connection, XCB_SHAPE_SO_SET, XCB_SHAPE_SK_BOUNDING, w->window, 0, 0, pixmap);
     xcb_free_pixmap(x->connection, pixmap);
-    cairo_surface_t *target = cairo_xcb_surface_create(x->connection, w->window, x->visual, w->width, w->height);
-    cr = cairo_create(target);
-    cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);
-    cairo_set_source_surface(cr, picture, 0, 0);
-    cairo_paint(cr);
-    cairo_destroy(cr);
-    cairo_surface_flush(target);
-    cairo_surface_destroy(target);
+    paint_into(cairo_xcb_surface_create(x->connection, w->window, x->visual, w->width, w->height), picture);
     cairo_surface_destroy(picture);
 }
 

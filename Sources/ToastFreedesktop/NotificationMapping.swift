@@ -266,21 +266,7 @@ public enum NotificationMapping {
 
     /// Text as markup: `&`, `<`, `>`, quotes escaped (toast-notify sends plain
     /// text this way to a server that reads markup).
-    public static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    public static func escape(_ text: String) -> String { BodyMarkup.escape(text) }
 
     /// At most `bytes` bytes of UTF-8, cut at a character boundary, with "…"
     /// when cut: the head of a text before it is parsed.

@@ -40,19 +40,5 @@ public enum PangoMarkup {
         return out
     }
 
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in OverlayModel.drawable(text).unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
+    static func escaped(_ text: String) -> String { BodyMarkup.escape(OverlayModel.drawable(text)) }
 }

@@ -137,4 +137,21 @@ public enum BodyMarkup {
             return ""
         }.joined()
     }
+
+    /// Text as markup: `&`, `<`, `>` and quotes escaped, so that it reads back as itself.
+    public static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
 }
