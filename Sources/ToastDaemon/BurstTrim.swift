@@ -15,7 +15,7 @@ import CHeapTrim
 /// looked; the first time none did, the burst is over and the heap is
 /// trimmed. An idle toastd arms no timer.
 ///
-/// A pure value, like `IdleTrim`: the hub keeps it and carries out its answers.
+/// A pure value, like `RestTimers`: the hub keeps it and carries out its answers.
 struct BurstTrim: Sendable {
     let thresholdBytes: Int
     private var written = 0

@@ -11,7 +11,7 @@ import Glibc
 /// first look-ups), scattered over a 30 MB binary; the kernel maps the 64 KiB
 /// around each page it faults in, so an idle toastd kept about 13 MiB of its
 /// own code mapped. Once it is ready, and again after a quiet spell
-/// (`IdleTrim`), toastd unmaps the read-only file mappings whose pages are
+/// (`RestTimers`), toastd unmaps the read-only file mappings whose pages are
 /// all still the file's (`MADV_DONTNEED`): the pages stay in the page
 /// cache, and whatever runs next faults its own pages back in. Mappings
 /// with a private copy of any page (relocated RELRO data, a debugger's
