@@ -15,17 +15,17 @@ RELEASE_TOOLS=(toastd toast-tail toast-notify toast-overlay)
 
 build_release() {
     quiet_build -c release "$@"
-    RELEASE_BIN="$(swift build -c release --show-bin-path)"
+    RELEASE_BIN="$(swift build -c release --show-bin-path | tail -n 1)"
     local product
     for product in "${RELEASE_TOOLS[@]}"; do
         quiet_build -c release --scratch-path .build-static-stdlib --product "$product" --static-swift-stdlib
     done
     local static_stdlib static
-    static_stdlib="$(swift build -c release --scratch-path .build-static-stdlib --show-bin-path)"
+    static_stdlib="$(swift build -c release --scratch-path .build-static-stdlib --show-bin-path | tail -n 1)"
     # The linker warns that getpwuid_r and friends want the same glibc at run
     # time; toastctl calls none of them.
     quiet_build -c release --scratch-path .build-static --product toastctl -Xswiftc -static-executable
-    static="$(swift build -c release --scratch-path .build-static --show-bin-path)"
+    static="$(swift build -c release --scratch-path .build-static --show-bin-path | tail -n 1)"
     STAGE_BIN="$PWD/.build-stage/bin"
     STAGE_DEBUG="$PWD/.build-stage/debug"
     mkdir -p "$STAGE_BIN" "$STAGE_DEBUG"
@@ -62,6 +62,7 @@ quiet_build() {
         echo "the build failed (swift build $*)" >&2
         return "$status"
     fi
-    grep -Ev '^\[|^Building|^Compiling|^Write|^Planning|statically linked|getpw|getgr|dlopen|mktemp|^Build (of product .*)?complete' "$log" || true
+    # What is left (warnings) goes to stderr: a caller's stdout is its own.
+    grep -Ev '^\[|^Building|^Compiling|^Write|^Planning|statically linked|getpw|getgr|dlopen|mktemp|^Build (of product .*)?complete|^(Fetching|Fetched|Cloning|Cloned|Computing|Computed|Creating working copy|Working copy of|Updating|Updated) ' "$log" >&2 || true
     rm -f "$log"
 }

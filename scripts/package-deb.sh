@@ -19,6 +19,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-$PWD/.build-deb}"
+# stdout says only the packages made; everything else goes to stderr.
+exec 3>&1 1>&2
 source scripts/ensure-packages.sh
 source scripts/build-release.sh
 ensure_packages build package
@@ -129,7 +131,7 @@ for pair in "$root:toastd:$arch" "$notify:toastd-notification-daemon:all" "$dbg:
     dpkg-deb --root-owner-group -Zxz --build "$dir" "$file" >/dev/null
     made+=("$file")
 done
-printf '%s\n' "${made[@]}"
+printf '%s\n' "${made[@]}" >&3
 if command -v lintian >/dev/null; then
     lintian --fail-on error "${made[@]}" >&2
 fi
