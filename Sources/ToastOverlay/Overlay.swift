@@ -177,9 +177,11 @@ public final class Overlay: @unchecked Sendable {
             for card in cards {
                 if card.spinner { sooner(125) }
                 if card.countdown != nil, let expires = model.record(card.id)?.expiresAt {
-                    // The next time the rounded-up seconds change.
+                    // The next time the rounded-up seconds change. Past its
+                    // time (toastd's clock and this one differ a little), it
+                    // says 0s and waits for toastd's event: no timer.
                     let left = expires - now
-                    sooner(max(1, (left - 1) % 1_000 + 1))
+                    if left > 0 { sooner((left - 1) % 1_000 + 1) }
                 }
             }
         }
