@@ -92,15 +92,15 @@ public final class Overlay: @unchecked Sendable {
                 throw Failure(description: "the display went away")
             }
             takeClicks(overlay)
-            if polled[1].revents & Int16(POLLIN) != 0 { drain(overlay) }
+            if polled[1].revents & Int16(POLLIN) != 0 { drain() }
             if polled[2].revents & Int16(POLLIN) != 0, watcher?.changed() == true {
                 loadStyle()
                 withCStyle(style) { toast_overlay_set_style(overlay, &$0) }
                 shown = [:]
-                redraw(overlay, ToastAlignment.allCases)
             }
             toast_overlay_tick(overlay)
-            redraw(overlay, ToastAlignment.allCases)
+            // Every stack whose cards changed: a line, a notice, a countdown's second, a new style.
+            redraw(overlay)
         }
     }
 
@@ -127,36 +127,33 @@ public final class Overlay: @unchecked Sendable {
         _ = write(wake.write, &byte, 1)
     }
 
-    /// Applies what the other threads sent.
-    private func drain(_ overlay: OpaquePointer) {
+    /// Applies what the other threads sent (the loop then redraws what changed).
+    private func drain() {
         var bytes = [UInt8](repeating: 0, count: 256)
         while read(wake.read, &bytes, bytes.count) > 0 {}
         let pending = inputs.withLock { inputs in
             defer { inputs = [] }
             return inputs
         }
-        var changed = Set<ToastAlignment>()
         for input in pending {
             switch input {
             case .line(let line):
-                changed.formUnion(model.apply(line))
+                _ = model.apply(line)
             case .notice(let id, let text):
                 notices[id] = (text, monotonicMilliseconds() + Self.noticeMilliseconds)
-                if let record = model.record(id) { changed.insert(record.toast.alignment) }
             }
         }
-        redraw(overlay, changed)
     }
 
     // MARK: - Drawing
 
     /// Shows each stack whose cards changed (a countdown's second, a notice ending included).
-    private func redraw(_ overlay: OpaquePointer, _ alignments: some Sequence<ToastAlignment>) {
+    private func redraw(_ overlay: OpaquePointer) {
         let now = wallClockMilliseconds()
         let monotonic = monotonicMilliseconds()
         notices = notices.filter { $0.value.until > monotonic && model.record($0.key) != nil }
         let spin = Double(monotonic % 1_000) / 1_000
-        for alignment in alignments {
+        for alignment in ToastAlignment.allCases {
             let cards = model.stack(alignment).map { record in
                 CardContent(record: record, now: now, notice: notices[record.id]?.text, icons: &icons)
             }
