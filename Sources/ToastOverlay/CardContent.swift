@@ -85,6 +85,14 @@ public struct CardContent: Equatable, Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// In how many milliseconds the countdown's rounded-up seconds change;
+    /// nil once its time is past (it says 0s and waits for toastd's event:
+    /// the two clocks differ a little, and a past time must not wake it every
+    /// millisecond).
+    public static func nextCountdownChange(milliseconds left: Int64) -> Int64? {
+        left > 0 ? (left - 1) % 1_000 + 1 : nil
+    }
+
     /// "4s", "2m", "1h": the time left, rounded up (a toast at 0.2 s left still says 1s).
     public static func countdown(milliseconds: Int64) -> String {
         let seconds = max(0, (milliseconds + 999) / 1000)

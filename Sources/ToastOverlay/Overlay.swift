@@ -177,8 +177,7 @@ public final class Overlay: @unchecked Sendable {
                     // The next time the rounded-up seconds change. Past its
                     // time (toastd's clock and this one differ a little), it
                     // says 0s and waits for toastd's event: no timer.
-                    let left = expires - now
-                    if left > 0 { sooner((left - 1) % 1_000 + 1) }
+                    if let wake = CardContent.nextCountdownChange(milliseconds: expires - now) { sooner(wake) }
                 }
             }
         }

@@ -29,6 +29,12 @@ import Glibc
         #expect(CardContent.countdown(milliseconds: 200) == "1s")
         #expect(CardContent.countdown(milliseconds: 90_000) == "2m")
         #expect(CardContent.countdown(milliseconds: -5) == "0s")
+        // The next redraw: when the rounded-up second changes; none once past (toastd's event ends it).
+        #expect(CardContent.nextCountdownChange(milliseconds: 4_200) == 200)
+        #expect(CardContent.nextCountdownChange(milliseconds: 4_000) == 1_000)
+        #expect(CardContent.nextCountdownChange(milliseconds: 1) == 1)
+        #expect(CardContent.nextCountdownChange(milliseconds: 0) == nil)
+        #expect(CardContent.nextCountdownChange(milliseconds: -3_000) == nil)
     }
 
     @Test mutating func progressAndSpinner() {
