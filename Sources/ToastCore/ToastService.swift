@@ -291,23 +291,7 @@ public struct ToastService: Sendable {
             let transition = scheduler.handle(command, now: now)
             return Response(ref: ref, result: transition.reply, effects: transition.effects)
         case .mode(let change):
-            if let declared = declaredModes {
-                let named: [String] =
-                    switch change {
-                    case .list, .remove: []
-                    case .set(let names): names
-                    case .add(let name), .toggle(let name): [name]
-                    }
-                let switches = Set(rules.rules.compactMap(\.name).map { ToastRule.offPrefix + $0 })
-                if let unknown = named.first(where: { !declared.contains($0) && !switches.contains($0) }) {
-                    let known = declared.isEmpty ? "none" : declared.joined(separator: ", ")
-                    return Response(
-                        ref: ref, refusal: ToastError(.invalidField, "unknown mode '\(unknown)'; the configuration declares: \(known)", field: "mode"))
-                }
-            }
-            if let off = Self.unknownRuleSwitch(change, rules: rules) {
-                return Response(ref: ref, refusal: ToastError(.notFound, "no rule is named '\(off)'", field: "mode"))
-            }
+            if let refusal = modeRefusal(change) { return Response(ref: ref, refusal: refusal) }
             var modes = scheduler.modes
             switch change {
             case .list: break
@@ -377,18 +361,19 @@ public struct ToastService: Sendable {
         }
     }
 
-    /// A `rule-off.NAME` switch for a rule no one named (whether or not modes are declared).
-    static func unknownRuleSwitch(_ change: Request.ModeChange, rules: ToastRules) -> String? {
-        let named: [String] =
-            switch change {
-            case .list, .remove: []
-            case .set(let names): names
-            case .add(let name), .toggle(let name): [name]
+    /// Why a mode change is refused: a `rule-off.NAME` switch for a rule no
+    /// one named (whether or not modes are declared), or a mode the
+    /// configuration does not declare (when it declares modes).
+    private func modeRefusal(_ change: Request.ModeChange) -> ToastError? {
+        let ruleNames = Set(rules.rules.compactMap(\.name))
+        for mode in change.activating {
+            if mode.hasPrefix(ToastRule.offPrefix) {
+                let rule = String(mode.dropFirst(ToastRule.offPrefix.count))
+                if !ruleNames.contains(rule) { return ToastError(.notFound, "no rule is named '\(rule)'", field: "mode") }
+            } else if let declared = declaredModes, !declared.contains(mode) {
+                let known = declared.isEmpty ? "none" : declared.joined(separator: ", ")
+                return ToastError(.invalidField, "unknown mode '\(mode)'; the configuration declares: \(known)", field: "mode")
             }
-        let names = Set(rules.rules.compactMap(\.name))
-        for name in named where name.hasPrefix(ToastRule.offPrefix) {
-            let rule = String(name.dropFirst(ToastRule.offPrefix.count))
-            if !names.contains(rule) { return rule }
         }
         return nil
     }

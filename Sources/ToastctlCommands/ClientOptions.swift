@@ -94,6 +94,16 @@ extension ClientContext {
         return try WireDecoder.listAll(filter) { try perform($0, on: connection) }
     }
 
+    /// The running toastd's status, quietly (nil when there is none): for
+    /// shell completion, which must never print or wait long.
+    static func runningStatus() -> JSONValue? {
+        guard let connection = try? ToastConnection(path: ToastConnection.path(explicit: nil)),
+            let reply = try? connection.request(WireEncoder.request(.status), timeout: 1_000),
+            case .success(let status) = WireDecoder.reply(reply)
+        else { return nil }
+        return status
+    }
+
     func performPrintingID(_ request: Request) throws {
         let result = try perform(WireEncoder.request(request))
         output(result) { "\(result["id"]?.intValue ?? 0)" }

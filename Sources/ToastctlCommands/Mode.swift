@@ -26,10 +26,7 @@ extension Toastctl {
 
         /// The modes the running toastd's configuration declares, for shell completion.
         static func declaredModes() -> [String] {
-            guard let connection = try? ToastConnection(path: ToastConnection.path(explicit: nil)),
-                let reply = try? connection.request(WireEncoder.request(.status), timeout: 1_000),
-                case .success(let status) = WireDecoder.reply(reply), case .array(let modes)? = status["knownModes"]
-            else { return [] }
+            guard case .array(let modes)? = ClientOptions.runningStatus()?["knownModes"] else { return [] }
             return modes.compactMap(\.stringValue)
         }
 

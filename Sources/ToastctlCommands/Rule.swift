@@ -56,10 +56,7 @@ extension Toastctl {
 
         /// The named rules, for shell completion.
         static func namedRules() -> [String] {
-            guard let connection = try? ToastConnection(path: ToastConnection.path(explicit: nil)),
-                let reply = try? connection.request(WireEncoder.request(.status), timeout: 1_000),
-                case .success(let status) = WireDecoder.reply(reply), case .array(let rules)? = status["namedRules"]
-            else { return [] }
+            guard case .array(let rules)? = ClientOptions.runningStatus()?["namedRules"] else { return [] }
             return rules.compactMap { $0["name"]?.stringValue }
         }
     }

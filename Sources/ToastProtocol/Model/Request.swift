@@ -142,4 +142,13 @@ public struct ListPage: Sendable, Hashable {
 extension Request.ModeChange {
     /// A named rule switched off is the mode `rule-off.NAME` (PROTOCOL.md 5.8).
     public static let ruleOffPrefix = "rule-off."
+
+    /// The mode names the change would make active (none for `list` and `remove`).
+    public var activating: [String] {
+        switch self {
+        case .list, .remove: []
+        case .set(let names): names
+        case .add(let name), .toggle(let name): [name]
+        }
+    }
 }
