@@ -145,7 +145,7 @@ echo "StatusText=$status"
 [[ "$status" == "1 shown, 0 queued, "* ]] || fail "StatusText is '$status'"
 
 step "journalctl finds the toast by its TOASTD_ fields"
-entry="$(journalctl -u toastd.service TOASTD_ROLE=failure TOASTD_TOAST_ID=1 -o json --no-pager | head -1)"
+entry="$(journalctl -u toastd.service TOASTD_ROLE=failure TOASTD_TOAST_ID=1 -o json --no-pager | sed -n 1p)"
 echo "$entry" | grep -q '"MESSAGE":"toast added"' || { journalctl -u toastd.service --no-pager | tail; fail "no structured entry: $entry"; }
 echo "$entry" | grep -q '"SYSLOG_IDENTIFIER":"toastd"' || fail "no SYSLOG_IDENTIFIER"
 echo "$entry" | grep -q '"CODE_FUNC":' || fail "no CODE_FUNC"
@@ -236,7 +236,7 @@ step "the history is kept across a restart"
 ended="$("$TOASTCTL" add "kept in history" --duration indefinite)" || fail "an add failed"
 "$TOASTCTL" dismiss "$ended" >/dev/null || fail "the dismiss failed"
 systemctl --user restart toastd.service
-"$TOASTCTL" history | grep -q "kept in history" || fail "the history lost the toast across a restart: $("$TOASTCTL" history)"
+grep -q "kept in history" <<<"$("$TOASTCTL" history)" || fail "the history lost the toast across a restart: $("$TOASTCTL" history)"
 
 step "stop"
 systemctl --user stop toastd.socket toastd.service
