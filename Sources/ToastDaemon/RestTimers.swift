@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /// The service manager's timers, armed by activity and silent at rest
 /// (issue #44): STATUS= goes out when the status changed, at most once a
-/// second; the code pages are let go of again after `quiet` without a step.
+/// second; the code pages are let go of after `quiet` without a step, the
+/// first time counted from start-up.
 /// Nothing repeats: with no step, no timer is armed, and an idle toastd
 /// does not wake (outside systemd's watchdog).
 ///
@@ -26,8 +27,6 @@ struct RestTimers: Sendable {
     private var statusArmed = false
     private var lastStep: Int64
     private var quietArmed = false
-    /// Whether the pages were let go of since the last step (start-up ends with it).
-    private var released = true
 
     init(status: String, now: Int64, statusInterval: Int64 = 1_000, quiet: Int64 = 30_000) {
         self.statusInterval = statusInterval
@@ -37,10 +36,19 @@ struct RestTimers: Sendable {
         lastStep = now
     }
 
+    /// Start-up is over: it ran code that will not run again, so the quiet
+    /// spell that lets go of it starts now. (Not at once: the first client,
+    /// often the one whose connection started toastd, would fault the
+    /// pages straight back in.)
+    mutating func started(now: Int64) -> [Action] {
+        lastStep = now
+        quietArmed = true
+        return [.armQuiet(at: now + quiet)]
+    }
+
     /// A step ended (a request, a timer, a connection's end): the status may have changed.
     mutating func stepEnded(now: Int64) -> [Action] {
         lastStep = now
-        released = false
         var actions: [Action] = []
         if !statusArmed {
             statusArmed = true
@@ -68,14 +76,12 @@ struct RestTimers: Sendable {
         lastStatusSent = now
     }
 
-    /// The quiet timer fired: the pages go if no step came for `quiet`, else it waits for the rest.
+    /// The quiet timer fired: the pages go if no step came for `quiet`, else
+    /// it waits for the rest. A timer that was not armed does nothing.
     mutating func quietTimerFired(now: Int64) -> [Action] {
+        guard quietArmed else { return [] }
         quietArmed = false
-        guard !released else { return [] }
-        if now - lastStep >= quiet {
-            released = true
-            return [.releaseCodePages]
-        }
+        if now - lastStep >= quiet { return [.releaseCodePages] }
         quietArmed = true
         return [.armQuiet(at: lastStep + quiet)]
     }

@@ -338,4 +338,15 @@ public enum DaemonStorage: Sendable {
     /// The store could not be used; in memory, with the reason, and how to
     /// open it again (tried on a back-off: a disk that was full at start).
     case degraded(String, reopen: (@Sendable () throws -> ToastStore)? = nil)
+
+    /// The same storage once the hub holds what it restored: the restored
+    /// toasts and history left out, since the scheduler and the history
+    /// keep their own copies. Kept, they doubled a restart's memory (100,000
+    /// live toasts: 89 MiB anonymous after a restart, 37 before it).
+    public var handedOver: DaemonStorage {
+        guard case .durable(let store, var loaded) = self else { return self }
+        loaded.state = SchedulerStateMachine.State()
+        loaded.history = []
+        return .durable(store, loaded)
+    }
 }

@@ -27,8 +27,10 @@ public final class ToastServer: @unchecked Sendable {
     private var signalSources: [any DispatchSourceSignal] = []
     private let lifecycle: DaemonLifecycle
 
+    /// The restored state in `options.storage` moves into the hub; what the
+    /// server keeps of the options no longer holds it.
     public init(options: DaemonOptions, logger: Logger) {
-        self.options = options
+        var options = options
         self.logger = logger
         let limits = ToastHub.Limits(
             maxConnections: options.maxConnections, subscriberBufferBytes: options.subscriberBufferBytes,
@@ -38,6 +40,8 @@ public final class ToastServer: @unchecked Sendable {
         hub = ToastHub(
             loop: group.next(), configuration: options.scheduler, limits: limits, logger: logger, storage: options.storage
         )
+        options.storage = options.storage.handedOver
+        self.options = options
         lifecycle = DaemonLifecycle(loop: hub.loop)
     }
 

@@ -108,7 +108,10 @@ extension Toastd {
             }
         }
         do {
-            try ToastServer(options: options, logger: logger).run()
+            let server = ToastServer(options: options, logger: logger)
+            // The server's hub holds the restored state now; this copy lets go of it.
+            options.storage = options.storage.handedOver
+            try server.run()
         } catch let problem as SocketFile.Problem {
             logger.critical("\(problem)")
             throw ExitCode(1)

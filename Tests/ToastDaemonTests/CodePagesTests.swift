@@ -113,6 +113,18 @@ struct RestTimersTests {
         #expect(timers.statusTimerFired(now: 10_500, status: "4 shown").isEmpty)
     }
 
+    @Test func startUpsCodeGoesAfterItsOwnQuietSpell() {
+        var timers = RestTimers(status: "", now: 0, quiet: 30_000)
+        #expect(timers.started(now: 0) == [.armQuiet(at: 30_000)])
+        #expect(timers.quietTimerFired(now: 30_000) == [.releaseCodePages])
+        // A daemon whose first client came at once waits for the quiet after it.
+        var busy = RestTimers(status: "", now: 0, quiet: 30_000)
+        _ = busy.started(now: 0)
+        #expect(busy.stepEnded(now: 10).isEmpty == false)
+        #expect(busy.quietTimerFired(now: 30_000) == [.armQuiet(at: 30_010)])
+        #expect(busy.quietTimerFired(now: 30_010) == [.releaseCodePages])
+    }
+
     @Test func codePagesGoAfterAQuietSpellOncePerSpell() {
         var timers = RestTimers(status: "", now: 0, quiet: 30_000)
         _ = timers.stepEnded(now: 1_000)
