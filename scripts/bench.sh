@@ -10,7 +10,8 @@
 #   --quick        fewer samples (a minute or two instead of about ten)
 #   --with-dunst   also install dunst, Xvfb and notify-send, and compare with
 #                  notify-send → dunst on a private D-Bus session bus
-#   SCENARIO       oneshot, ingest, fanout, memory, scheduler, dbus, overlay
+#   SCENARIO       oneshot, ingest, fanout, memory, scheduler, dbus, startup,
+#                  rest, overlay
 #                  (default: all; dbus needs --with-dunst; overlay runs
 #                  toast-overlay beside mako under a headless sway)
 set -euo pipefail

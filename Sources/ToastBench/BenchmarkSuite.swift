@@ -56,17 +56,23 @@ public struct BenchmarkSuite {
     func startToastd(
         ephemeral: Bool = false, extra: [String] = [], environment: [String: String] = [:], executable: String? = nil, state: String? = nil
     ) throws -> ServerUnderTest {
-        // Never the benchmarking user's own ~/.config/toastd/config.toml.
-        let environment = ["XDG_CONFIG_HOME": "/nonexistent/toastd-bench"].merging(environment) { $1 }
-        return try ServerUnderTest(
+        try ServerUnderTest(
             name: "toastd", executable: executable ?? programs.toastd,
-            arguments: [
-                "--socket", "{socket}", "--log-level", "notice", "--log-target", "stderr", "--max-toasts", "2000000",
-                "--max-toasts-per-source", "2000000", "--max-connections", "1024",
-            ] + (ephemeral ? ["--ephemeral"] : ["--state-dir", state ?? "{state}"]) + extra,
-            environment: environment
+            arguments: toastdArguments(socket: "{socket}", state: ephemeral ? nil : state ?? "{state}") + extra,
+            environment: benchEnvironment.merging(environment) { $1 }
         )
     }
+
+    /// toastd's arguments as the benchmarks run it; no `state`: `--ephemeral`.
+    func toastdArguments(socket: String, state: String?) -> [String] {
+        [
+            "--socket", socket, "--log-level", "notice", "--log-target", "stderr", "--max-toasts", "2000000",
+            "--max-toasts-per-source", "2000000", "--max-connections", "1024",
+        ] + (state.map { ["--state-dir", $0] } ?? ["--ephemeral"])
+    }
+
+    /// Never the benchmarking user's own ~/.config/toastd/config.toml.
+    var benchEnvironment: [String: String] { ["XDG_CONFIG_HOME": "/nonexistent/toastd-bench"] }
 
     public func runAll() throws {
         try oneShot()

@@ -2,6 +2,9 @@
 import Logging
 import NIOCore
 import ToastSystem
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What toastd owes its service manager while it runs, as a service: the
 /// last to start and the first to stop.
@@ -41,7 +44,7 @@ final class ServiceManagerDuties: DaemonService, @unchecked Sendable {
         let status = hub.statusLine
         hooks.ready(status)
         hub.releaseFreePages()
-        timers = RestTimers(status: status, now: Self.now)
+        timers = RestTimers(status: status, now: Self.now, quiet: Self.quietMilliseconds)
         carryOut(timers.started(now: Self.now))
         hub.onStepEnded = { [self] in carryOut(timers.stepEnded(now: Self.now)) }
         hub.onStatusSent = { [self] line in timers.statusSent(line, now: Self.now) }
@@ -84,7 +87,18 @@ final class ServiceManagerDuties: DaemonService, @unchecked Sendable {
         return hub.loop.makeSucceededVoidFuture()
     }
 
+    /// The quiet spell before the code pages go: 30 s, or
+    /// `TOASTD_QUIET_SECONDS` (0.1 to 3600), which the tests shorten.
+    private static var quietMilliseconds: Int64 {
+        guard let text = getenv("TOASTD_QUIET_SECONDS").map({ String(cString: $0) }), let seconds = Double(text),
+            (0.1...3_600).contains(seconds)
+        else { return 30_000 }
+        return Int64(seconds * 1_000)
+    }
+
     private func releaseCodePages() {
+        // TOASTD_KEEP_CODE_PAGES: for the benchmark that weighs them (BENCHMARKS.md, "At rest").
+        if getenv("TOASTD_KEEP_CODE_PAGES") != nil { return }
         let released = CodePages.release()
         logger.debug("let go of code pages", metadata: ["KiB": "\(released / 1024)"])
     }

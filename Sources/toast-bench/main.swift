@@ -29,7 +29,8 @@ struct ToastBenchCommand: ParsableCommand {
         @Option(name: .customLong("notify-send"), help: "notify-send, when dunst runs on the session bus in the environment.") var notifySend: String?
         @Option(name: .customLong("dunst-pid"), help: "dunst's pid, for its idle RSS.") var dunstPID: Int32?
         @Flag(help: "Fewer samples: a quick, rougher look.") var quick = false
-        @Argument(help: "Scenarios: oneshot, ingest (with the rules), fanout, memory, scheduler, dbus, regex, libraries (default: all but regex, which ingest includes, and libraries).") var scenarios: [String] = []
+        @Option(name: .customLong("rest-seconds"), help: "How long the rest scenario's daemons rest (default 600, 40 with --quick).") var restSeconds: Double?
+        @Argument(help: "Scenarios: oneshot, ingest (with the rules), fanout, memory, scheduler, dbus, startup, rest, regex, libraries (default: all but regex, which ingest includes, and libraries). The rest scenario's daemons rest while the others run.") var scenarios: [String] = []
 
         func run() throws {
             var programs = BenchmarkSuite.Programs(
@@ -41,7 +42,8 @@ struct ToastBenchCommand: ParsableCommand {
             programs.dunstPID = dunstPID
             programs.allocations = { toastd_allocation_count() }
             let suite = BenchmarkSuite(programs: programs, quick: quick, print: writeLine)
-            let chosen = scenarios.isEmpty ? ["oneshot", "ingest", "fanout", "memory", "scheduler", "dbus"] : scenarios
+            let chosen = scenarios.isEmpty ? ["oneshot", "ingest", "fanout", "memory", "scheduler", "dbus", "startup", "rest"] : scenarios
+            let resting = chosen.contains("rest") ? try suite.beginRest(seconds: restSeconds ?? (quick ? 40 : 600)) : nil
             for scenario in chosen {
                 switch scenario {
                 case "oneshot": try suite.oneShot()
@@ -52,9 +54,12 @@ struct ToastBenchCommand: ParsableCommand {
                 case "dbus": try suite.dbus()
                 case "regex": try suite.regexes()
                 case "libraries": try suite.libraries()
+                case "startup": try suite.startup()
+                case "rest": break
                 default: throw ValidationError("unknown scenario '\(scenario)'")
                 }
             }
+            if let resting { try suite.endRest(resting) }
         }
 
         static func selfPath() -> String {
