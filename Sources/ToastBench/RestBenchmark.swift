@@ -11,7 +11,7 @@ import Glibc
 /// that socket activation starts toastd for; and, after a long rest, what
 /// toastd holds in memory, how often it woke, and what the first add costs.
 extension BenchmarkSuite {
-    // MARK: - 6. Start-up
+    // MARK: - 7. Start-up
 
     public func startup() throws {
         let runs = quick ? 3 : 7
@@ -43,7 +43,7 @@ extension BenchmarkSuite {
             for _ in 0..<runs { samples.append(try timeToFirstReply(state: state)) }
             table.add(label, Figure.fixed(samples.median, 1), Figure.fixed(samples.percentile(0), 1), Figure.fixed(samples.percentile(100), 1), "\(runs)", target)
         }
-        print("## 6. Start-up\n\n" + table.markdown + "\n")
+        print("## 7. Start-up\n\n" + table.markdown + "\n")
 
         // The first add of a session: systemd holds the socket, toastctl
         // connects and writes, and toastd is started to answer it.
@@ -129,34 +129,71 @@ extension BenchmarkSuite {
         return String(cString: made)
     }
 
-    // MARK: - 7. At rest
+    // MARK: - 8. At rest
 
     /// Daemons that rest while the other scenarios run, measured by `endRest`.
     public struct Resting {
+        /// Who rests, and which client wakes it.
+        enum Kind: CaseIterable {
+            /// toastd as shipped, woken by `toastctl add` (the issue's figure).
+            case shipped
+            /// toastd that keeps its code pages (`TOASTD_KEEP_CODE_PAGES`), woken by `toastctl add`.
+            case kept
+            /// toastd as shipped, woken by bench/oneshot.c: toastd's own share, without toastctl's start.
+            case shippedCClient
+            /// bench/echo.c woken by bench/oneshot.c: what any process pays to wake after a rest on this machine.
+            case cEcho
+
+            var label: String {
+                switch self {
+                case .shipped: "toastd, code pages let go after 30 s quiet (as shipped); toastctl add"
+                case .kept: "toastd, code pages kept (TOASTD_KEEP_CODE_PAGES=1); toastctl add"
+                case .shippedCClient: "toastd as shipped; the C one-shot client (toastd's own share)"
+                case .cEcho: "C line echo (bench/echo.c); the C one-shot client (the machine's floor)"
+                }
+            }
+        }
+
         struct Daemon {
             var server: ServerUnderTest
-            var keepsCodePages: Bool
+            var kind: Kind
         }
         var daemons: [Daemon]
         var started: UInt64
         var seconds: Double
     }
 
-    /// Starts three toastd that let go of their code pages after a quiet
-    /// spell (as shipped) and three that keep them, each after one add, as
-    /// a session's first toast; they then rest for `seconds`.
+    /// Starts the resting servers (three of each toastd woken by toastctl,
+    /// two of the others), each after one request, as a session's first
+    /// toast; they then rest for `seconds`.
     public func beginRest(seconds: Double) throws -> Resting {
         var daemons: [Resting.Daemon] = []
-        for keeps in [false, true, false, true, false, true] {
-            let server = try startToastd(environment: keeps ? ["TOASTD_KEEP_CODE_PAGES": "1"] : [:])
-            _ = try ChildProcess.time(programs.toastctl, ["add", "--socket", server.socket, "before the rest"])
-            daemons.append(.init(server: server, keepsCodePages: keeps))
+        for kind in Resting.Kind.allCases {
+            for _ in 0..<(kind == .shipped || kind == .kept ? 3 : 2) {
+                let server =
+                    kind == .cEcho
+                    ? try ServerUnderTest(name: "c-echo", executable: programs.cEcho, arguments: ["{socket}"])
+                    : try startToastd(environment: kind == .kept ? ["TOASTD_KEEP_CODE_PAGES": "1"] : [:])
+                _ = try wake(server, kind, "before the rest")
+                daemons.append(.init(server: server, kind: kind))
+            }
         }
         return Resting(daemons: daemons, started: monotonicNanoseconds(), seconds: seconds)
     }
 
+    /// One request from the kind's client; its wall time in milliseconds.
+    private func wake(_ server: ServerUnderTest, _ kind: Resting.Kind, _ message: String) throws -> Double {
+        let elapsed =
+            switch kind {
+            case .shipped, .kept: try ChildProcess.time(programs.toastctl, ["add", "--socket", server.socket, message])
+            case .shippedCClient, .cEcho: try ChildProcess.time(programs.cOneShot, [server.socket, message])
+            }
+        return Double(elapsed) / 1e6
+    }
+
     /// Waits out the rest; counts the daemons' wakeups over its last
-    /// minute (10 s with --quick), then measures each.
+    /// minute (10 s with --quick), then measures each: its memory, then
+    /// the first request after the rest and the five after it.
     public func endRest(_ resting: Resting) throws {
         let window = quick ? 10.0 : 60.0
         let due = resting.started + UInt64(max(0, resting.seconds - window) * 1e9)
@@ -166,12 +203,12 @@ extension BenchmarkSuite {
         usleep(useconds_t(window * 1e6))
         let minutes = resting.seconds / 60
         var table = Table(
-            "toastd after \(Figure.fixed(minutes, minutes < 1 ? 1 : 0)) min at rest", "PSS MiB", "anonymous MiB", "RSS MiB",
-            "wakeups / min", "first add ms", "next adds ms", "first / next", "target"
+            "after \(Figure.fixed(minutes, minutes < 1 ? 1 : 0)) min at rest", "PSS MiB", "anonymous MiB", "RSS MiB",
+            "wakeups / min", "first request ms", "next ms", "first / next", "target"
         )
         var verdicts: [String] = []
-        for keeps in [false, true] {
-            let group = resting.daemons.indices.filter { resting.daemons[$0].keepsCodePages == keeps }
+        for kind in Resting.Kind.allCases {
+            let group = resting.daemons.indices.filter { resting.daemons[$0].kind == kind }
             var memory: [(pss: Int, anonymous: Int, rss: Int)] = []
             var wakeups = Samples(), first = Samples(), next = Samples()
             for index in group {
@@ -179,19 +216,25 @@ extension BenchmarkSuite {
                 let pid = daemon.server.process.pid
                 memory.append(ChildProcess.smaps(of: pid))
                 wakeups.append(Double(Self.contextSwitches(pid) - before[index]) * 60 / window)
-                first.append(Double(try ChildProcess.time(programs.toastctl, ["add", "--socket", daemon.server.socket, "after the rest"])) / 1e6)
-                next.append(try Self.adds(toastctl: programs.toastctl, socket: daemon.server.socket, count: 5, warmup: 0).median)
+                first.append(try wake(daemon.server, kind, "after the rest"))
+                var following = Samples()
+                for request in 0..<5 { following.append(try wake(daemon.server, kind, "next \(request)")) }
+                next.append(following.median)
                 daemon.server.stop()
             }
-            func median(_ values: [Int]) -> Double { Double(values.sorted()[values.count / 2]) / 1024 }
-            let label = keeps ? "code pages kept (TOASTD_KEEP_CODE_PAGES=1)" : "code pages let go after 30 s quiet (as shipped)"
+            func median(_ values: [Int]) -> String { Figure.fixed(Double(values.sorted()[values.count / 2]) / 1024, 1) }
+            let ratio = first.median / next.median
+            var target = ""
+            if kind == .shipped {
+                target = "first ≤ 1.5× next; PSS ≤ dunst's"
+                verdicts.append("toastctl add after the rest / the next = \(Figure.ratio(ratio)) (target ≤ 1.5×)")
+            }
+            if kind == .kept { verdicts.append("with the code pages kept \(Figure.ratio(ratio))") }
+            if kind == .cEcho { verdicts.append("a C echo server \(Figure.ratio(ratio))") }
             table.add(
-                label, Figure.fixed(median(memory.map(\.pss)), 1), Figure.fixed(median(memory.map(\.anonymous)), 1),
-                Figure.fixed(median(memory.map(\.rss)), 1), Figure.fixed(wakeups.median, 2), Figure.fixed(first.median),
-                Figure.fixed(next.median), Figure.ratio(first.median / next.median),
-                keeps ? "" : "first ≤ 1.5× next" + (programs.dunstPID == nil ? "; PSS ≤ dunst's" : "")
+                kind.label, median(memory.map(\.pss)), median(memory.map(\.anonymous)), median(memory.map(\.rss)),
+                Figure.fixed(wakeups.median, 2), Figure.fixed(first.median), Figure.fixed(next.median), Figure.ratio(ratio), target
             )
-            verdicts.append("\(keeps ? "kept" : "let go"): first add after the rest / next = \(Figure.ratio(first.median / next.median))")
         }
         if let dunst = programs.dunstPID {
             let memory = ChildProcess.smaps(of: dunst)
@@ -200,8 +243,11 @@ extension BenchmarkSuite {
                 Figure.fixed(Double(memory.rss) / 1024, 1), "", "", "", "", ""
             )
         }
-        print("## 7. At rest\n\n" + table.markdown + "\n")
-        print(verdicts.joined(separator: "; ") + " (target ≤ 1.5× for the shipped one). Wakeups: every thread's context switches over the rest's last \(Int(window)) s, from /proc, per minute.\n")
+        print("## 8. At rest\n\n" + table.markdown + "\n")
+        print(
+            verdicts.joined(separator: "; ")
+                + ". Wakeups: every thread's context switches over the rest's last \(Int(window)) s, from /proc, per minute.\n"
+        )
     }
 
     /// Every thread's voluntary and involuntary context switches, from /proc.
