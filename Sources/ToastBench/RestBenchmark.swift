@@ -186,7 +186,8 @@ extension BenchmarkSuite {
         let elapsed =
             switch kind {
             case .shipped, .kept: try ChildProcess.time(programs.toastctl, ["add", "--socket", server.socket, message])
-            case .shippedCClient, .cEcho: try ChildProcess.time(programs.cOneShot, [server.socket, message])
+            case .shippedCClient: try ChildProcess.time(programs.cOneShot, [server.socket, message])
+            case .cEcho: try ChildProcess.time(programs.cOneShot, [server.socket, message, "--any-reply"])
             }
         return Double(elapsed) / 1e6
     }
