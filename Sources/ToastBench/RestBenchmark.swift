@@ -146,7 +146,7 @@ extension BenchmarkSuite {
 
             var label: String {
                 switch self {
-                case .shipped: "toastd, code pages let go after 30 s quiet (as shipped); toastctl add"
+                case .shipped: "toastd as shipped (start-up's code pages let go once ready); toastctl add"
                 case .kept: "toastd, code pages kept (TOASTD_KEEP_CODE_PAGES=1); toastctl add"
                 case .shippedCClient: "toastd as shipped; the C one-shot client (toastd's own share)"
                 case .cEcho: "C line echo (bench/echo.c); the C one-shot client (the machine's floor)"
@@ -159,6 +159,9 @@ extension BenchmarkSuite {
             var kind: Kind
         }
         var daemons: [Daemon]
+        /// Each daemon runs its own copy of the binary: pages shared with
+        /// the others would divide its PSS among them.
+        var copies: String
         var started: UInt64
         var seconds: Double
     }
@@ -168,17 +171,20 @@ extension BenchmarkSuite {
     /// toast; they then rest for `seconds`.
     public func beginRest(seconds: Double) throws -> Resting {
         var daemons: [Resting.Daemon] = []
+        let copies = try Self.temporaryDirectory("/tmp/toast-bench-rest-XXXXXX")
         for kind in Resting.Kind.allCases {
             for _ in 0..<(kind == .shipped || kind == .kept ? 3 : 2) {
+                let copy = copies + "/\(daemons.count)-" + (kind == .cEcho ? "echo" : "toastd")
+                _ = try ChildProcess.time("/bin/cp", [kind == .cEcho ? programs.cEcho : programs.toastd, copy])
                 let server =
                     kind == .cEcho
-                    ? try ServerUnderTest(name: "c-echo", executable: programs.cEcho, arguments: ["{socket}"])
-                    : try startToastd(environment: kind == .kept ? ["TOASTD_KEEP_CODE_PAGES": "1"] : [:])
+                    ? try ServerUnderTest(name: "c-echo", executable: copy, arguments: ["{socket}"])
+                    : try startToastd(environment: kind == .kept ? ["TOASTD_KEEP_CODE_PAGES": "1"] : [:], executable: copy)
                 _ = try wake(server, kind, "before the rest")
                 daemons.append(.init(server: server, kind: kind))
             }
         }
-        return Resting(daemons: daemons, started: monotonicNanoseconds(), seconds: seconds)
+        return Resting(daemons: daemons, copies: copies, started: monotonicNanoseconds(), seconds: seconds)
     }
 
     /// One request from the kind's client; its wall time in milliseconds.
@@ -196,6 +202,7 @@ extension BenchmarkSuite {
     /// minute (10 s with --quick), then measures each: its memory, then
     /// the first request after the rest and the five after it.
     public func endRest(_ resting: Resting) throws {
+        defer { _ = try? ChildProcess.time("/bin/rm", ["-rf", resting.copies]) }
         let window = quick ? 10.0 : 60.0
         let due = resting.started + UInt64(max(0, resting.seconds - window) * 1e9)
         let now = monotonicNanoseconds()

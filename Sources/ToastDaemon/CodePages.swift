@@ -10,10 +10,10 @@ import Glibc
 /// configuration, opening and migrating the store, the Swift runtime's
 /// first look-ups), scattered over a 30 MB binary; the kernel maps the 64 KiB
 /// around each page it faults in, so an idle toastd kept about 13 MiB of its
-/// own code mapped. Once it is ready, and again after a quiet spell
-/// (`RestTimers`), toastd unmaps the read-only file mappings whose pages are
-/// all still the file's (`MADV_DONTNEED`): the pages stay in the page
-/// cache, and whatever runs next faults its own pages back in. Mappings
+/// own code mapped. Once it is ready, toastd unmaps, once, the read-only
+/// file mappings whose pages are all still the file's (`MADV_DONTNEED`):
+/// the pages stay in the page cache, and the requests fault back in the
+/// pages they need, which then stay (`ServiceManagerDuties`). Mappings
 /// with a private copy of any page (relocated RELRO data, a debugger's
 /// breakpoint) and writable mappings are left alone, since dropping those
 /// would lose their contents. docs/BENCHMARKS.md section 4 has the

@@ -9,12 +9,13 @@ import Glibc
 /// What toastd owes its service manager while it runs, as a service: the
 /// last to start and the first to stop.
 ///
-/// At start: READY=1, the heap's free pages handed back (reading the
+/// At start: READY=1; the heap's free pages handed back (reading the
 /// restored state from the store allocates and frees twice what the hub
 /// keeps: 100,000 live toasts held 89 MiB anonymous after a restart without
-/// this, 31 with it). Then, as `RestTimers` decides, STATUS= when the status
-/// changed (at most once a second) and the code pages let go of
-/// (`CodePages`) after 30 s without a step, the first time 30 s after start: both armed by steps, none repeating, so an idle
+/// this, 31 with it); and, on a thread of its own so that the first client
+/// does not wait for it, the code pages start-up touched let go of, once
+/// (`CodePages`). Then STATUS= when the status changed, at most once a
+/// second (`RestTimers`), armed by steps and not repeating, so an idle
 /// toastd does not wake. And WATCHDOG=1 at half the watchdog interval, from
 /// the event loop itself, so that a wedged loop stops the pings and is
 /// killed: under systemd, the only wakeup at rest. At stop: STOPPING=1, and
@@ -26,7 +27,6 @@ final class ServiceManagerDuties: DaemonService, @unchecked Sendable {
     private let logger: Logger
     private var watchdog: RepeatedTask?
     private var statusTask: Scheduled<Void>?
-    private var quietTask: Scheduled<Void>?
     private var timers: RestTimers
     private var stopped = false
 
@@ -44,8 +44,8 @@ final class ServiceManagerDuties: DaemonService, @unchecked Sendable {
         let status = hub.statusLine
         hooks.ready(status)
         hub.releaseFreePages()
-        timers = RestTimers(status: status, now: Self.now, quiet: Self.quietMilliseconds)
-        carryOut(timers.started(now: Self.now))
+        releaseStartUpCode()
+        timers = RestTimers(status: status, now: Self.now)
         hub.onStepEnded = { [self] in carryOut(timers.stepEnded(now: Self.now)) }
         hub.onStatusSent = { [self] line in timers.statusSent(line, now: Self.now) }
         if let interval = hooks.watchdog {
@@ -64,10 +64,6 @@ final class ServiceManagerDuties: DaemonService, @unchecked Sendable {
                 statusTask = arm(at) { [self] in carryOut(timers.statusTimerFired(now: Self.now, status: hub.statusLine)) }
             case .sendStatus(let line):
                 hooks.status(line)
-            case .armQuiet(let at):
-                quietTask = arm(at) { [self] in carryOut(timers.quietTimerFired(now: Self.now)) }
-            case .releaseCodePages:
-                releaseCodePages()
             }
         }
     }
@@ -83,24 +79,24 @@ final class ServiceManagerDuties: DaemonService, @unchecked Sendable {
         hub.onStepEnded = nil
         watchdog?.cancel()
         statusTask?.cancel()
-        quietTask?.cancel()
         return hub.loop.makeSucceededVoidFuture()
     }
 
-    /// The quiet spell before the code pages go: 30 s, or
-    /// `TOASTD_QUIET_SECONDS` (0.1 to 3600), which the tests shorten.
-    private static var quietMilliseconds: Int64 {
-        guard let text = getenv("TOASTD_QUIET_SECONDS").map({ String(cString: $0) }), let seconds = Double(text),
-            (0.1...3_600).contains(seconds)
-        else { return 30_000 }
-        return Int64(seconds * 1_000)
-    }
-
-    private func releaseCodePages() {
-        // TOASTD_KEEP_CODE_PAGES: for the benchmark that weighs them (BENCHMARKS.md, "At rest").
-        if getenv("TOASTD_KEEP_CODE_PAGES") != nil { return }
-        let released = CodePages.release()
-        logger.debug("let go of code pages", metadata: ["KiB": "\(released / 1024)"])
+    /// Lets go of the code pages start-up touched, once, on a thread of its
+    /// own: reading /proc/self/smaps and unmapping took 5 to 8 ms of the
+    /// loop when the first client (often the one whose connection started
+    /// toastd) was waiting. The pages the requests need come back as they
+    /// run and then stay: letting go again after each quiet spell made the
+    /// first toast after every rest fault them in again (BENCHMARKS.md,
+    /// "At rest"). `TOASTD_KEEP_CODE_PAGES` keeps them, for that benchmark.
+    private func releaseStartUpCode() {
+        guard getenv("TOASTD_KEEP_CODE_PAGES") == nil else { return }
+        let logger = logger
+        // A thread that ends when it is done: a Dispatch worker stayed and woke once a second.
+        DetachedThread.start {
+            let released = CodePages.release()
+            logger.debug("let go of start-up code pages", metadata: ["KiB": "\(released / 1024)"])
+        }
     }
 }
 

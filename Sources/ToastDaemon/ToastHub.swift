@@ -99,7 +99,7 @@ final class ToastHub: @unchecked Sendable {
     private var watchedEvents: [ToastEvent] = []
     /// Steps ended so far: a request, a timer, a connection's end (`IdleTrim`).
     private(set) var steps = 0
-    /// Told at the end of every step (`ServiceManagerDuties`: the status and quiet timers).
+    /// Told at the end of every step (`ServiceManagerDuties`: the status timer).
     var onStepEnded: (() -> Void)?
     /// Told when READY=1 carried a status line (after a reload).
     var onStatusSent: ((String) -> Void)?

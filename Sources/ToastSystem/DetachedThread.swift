@@ -5,8 +5,9 @@ import Glibc
 
 /// The one way toastd's modules start a thread of their own: for a loop
 /// that blocks in the kernel for good (a read(2), an epoll_wait) and so has
-/// no place on a pool or an event loop. It runs `body` once and ends; no
-/// one joins it.
+/// no place on a pool or an event loop, or for one piece of work that must
+/// not hold the loop up and leave nothing behind. It runs `body` once and
+/// ends; no one joins it.
 public enum DetachedThread {
     /// Starts `body` on a new thread; false if the system refused one.
     @discardableResult

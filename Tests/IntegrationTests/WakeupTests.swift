@@ -57,8 +57,7 @@ struct WakeupTests {
         let fresh = Self.wakeups(pid, over: 3)
         #expect(fresh.total == 0, "woke up at rest: \(fresh.threads)")
         // Some activity, then rest: the status line goes out within a second, a
-        // checkpoint follows in a quiet moment, then silence (the code pages
-        // are let go of once, 30 s after the last step: outside this window).
+        // checkpoint follows in a quiet moment, then silence.
         let id = try daemon.toastctl("add", "busy", "--duration", "indefinite").stdout
         _ = try daemon.toastctl("dismiss", id)
         _ = try daemon.toastctl("status")

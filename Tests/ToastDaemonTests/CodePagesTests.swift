@@ -90,15 +90,15 @@ struct CodePagesTests {
 struct RestTimersTests {
     @Test func nothingIsArmedWithoutASteps() {
         var timers = RestTimers(status: "0 shown", now: 0)
-        // No step: no action ever asked for; firing a stray timer does nothing.
-        #expect(timers.quietTimerFired(now: 60_000).isEmpty)
+        // No step: a stray timer sends nothing, and nothing is armed again.
         #expect(timers.statusTimerFired(now: 60_000, status: "0 shown").isEmpty)
+        #expect(timers.stepEnded(now: 60_000) == [.armStatus(at: 60_000)])
     }
 
     @Test func statusGoesOutWhenItChangedAtMostOnceASecond() {
         var timers = RestTimers(status: "0 shown", now: 0)
         // The first step, 5 s after the last STATUS=: at once.
-        #expect(timers.stepEnded(now: 5_000) == [.armStatus(at: 5_000), .armQuiet(at: 35_000)])
+        #expect(timers.stepEnded(now: 5_000) == [.armStatus(at: 5_000)])
         #expect(timers.statusTimerFired(now: 5_000, status: "1 shown") == [.sendStatus("1 shown")])
         // A burst of steps: one timer, a second after the last line.
         #expect(timers.stepEnded(now: 5_100) == [.armStatus(at: 6_000)])
@@ -111,30 +111,5 @@ struct RestTimersTests {
         timers.statusSent("4 shown", now: 9_500)
         #expect(timers.stepEnded(now: 9_600) == [.armStatus(at: 10_500)])
         #expect(timers.statusTimerFired(now: 10_500, status: "4 shown").isEmpty)
-    }
-
-    @Test func startUpsCodeGoesAfterItsOwnQuietSpell() {
-        var timers = RestTimers(status: "", now: 0, quiet: 30_000)
-        #expect(timers.started(now: 0) == [.armQuiet(at: 30_000)])
-        #expect(timers.quietTimerFired(now: 30_000) == [.releaseCodePages])
-        // A daemon whose first client came at once waits for the quiet after it.
-        var busy = RestTimers(status: "", now: 0, quiet: 30_000)
-        _ = busy.started(now: 0)
-        #expect(busy.stepEnded(now: 10).isEmpty == false)
-        #expect(busy.quietTimerFired(now: 30_000) == [.armQuiet(at: 30_010)])
-        #expect(busy.quietTimerFired(now: 30_010) == [.releaseCodePages])
-    }
-
-    @Test func codePagesGoAfterAQuietSpellOncePerSpell() {
-        var timers = RestTimers(status: "", now: 0, quiet: 30_000)
-        _ = timers.stepEnded(now: 1_000)
-        // A later step pushes the quiet spell on: the timer waits for the rest.
-        _ = timers.stepEnded(now: 20_000)
-        #expect(timers.quietTimerFired(now: 31_000) == [.armQuiet(at: 50_000)])
-        #expect(timers.quietTimerFired(now: 50_000) == [.releaseCodePages])
-        // Released: nothing more until a step, then once again.
-        #expect(timers.quietTimerFired(now: 90_000).isEmpty)
-        #expect(timers.stepEnded(now: 100_000).contains(.armQuiet(at: 130_000)))
-        #expect(timers.quietTimerFired(now: 130_000) == [.releaseCodePages])
     }
 }
