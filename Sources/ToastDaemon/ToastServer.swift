@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-import Dispatch
 import Logging
 import NIOCore
 import NIOPosix
 import ToastCore
+import ToastSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -24,7 +24,6 @@ public final class ToastServer: @unchecked Sendable {
     fileprivate let logger: Logger
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     fileprivate let hub: ToastHub
-    private var signalSources: [any DispatchSourceSignal] = []
     private let lifecycle: DaemonLifecycle
 
     /// The restored state in `options.storage` moves into the hub; what the
@@ -185,20 +184,20 @@ public final class ToastServer: @unchecked Sendable {
     /// SIGTERM and SIGINT stop the lifecycle; SIGHUP reloads (the reload
     /// protocol of Type=notify-reload: RELOADING=1, the file read again,
     /// then READY=1; every toast and connection stays).
+    /// The signals toastd answers: SIGTERM and SIGINT stop it, SIGHUP
+    /// reloads. Taken on a thread of their own (`BlockedSignals`); toastd's
+    /// executable blocks them before it starts any thread, so one sent
+    /// during start-up waits for this instead of being lost.
+    public static let handledSignals = [SIGTERM, SIGINT, SIGHUP]
+
     private func installSignalHandlers() {
-        for signalNumber in [SIGTERM, SIGINT, SIGHUP] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { [self] in
-                if signalNumber == SIGHUP {
-                    let hub = self.hub
-                    hub.loop.execute { hub.reload(answering: nil, ref: nil) }
-                } else {
-                    stop(reason: signalNumber == SIGTERM ? "SIGTERM" : "SIGINT")
-                }
+        BlockedSignals.wait(for: Self.handledSignals) { [self] signalNumber in
+            if signalNumber == SIGHUP {
+                let hub = self.hub
+                hub.loop.execute { hub.reload(answering: nil, ref: nil) }
+            } else {
+                stop(reason: signalNumber == SIGTERM ? "SIGTERM" : "SIGINT")
             }
-            source.resume()
-            signalSources.append(source)
         }
     }
 

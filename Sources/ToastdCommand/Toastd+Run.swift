@@ -9,6 +9,7 @@ import ToastCore
 import ToastDaemon
 import ToastFreedesktop
 import ToastStore
+import ToastSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -23,6 +24,9 @@ extension Toastd {
             try check(checkConfig, environment: environment)
             return
         }
+        // Before any thread starts (the store's, the event loop's): a SIGTERM
+        // during start-up then waits for the thread that takes it.
+        BlockedSignals.block(ToastServer.handledSignals)
         // Whatever toastd creates (its state, its socket) is its user's alone.
         umask(0o077)
         let level = Logger.Level(rawValue: logLevel) ?? .info

@@ -492,6 +492,41 @@ struct DaemonIntegrationTests {
         #expect(daemon.process.terminationStatus == 0)
         #expect(!FileManager.default.fileExists(atPath: daemon.socket))
     }
+
+    /// A SIGTERM sent at any moment of start-up stops toastd: before, a
+    /// signal ignored until a Dispatch source took over could be lost, and
+    /// a toastd stopped just after it answered its first client ran on.
+    /// Sent once the socket accepts, toastd stops cleanly (exit 0); sent
+    /// earlier, it stops cleanly or, before main runs, by the signal itself.
+    @Test func aSigtermDuringStartUpIsNeverLost() throws {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "toastd-sigterm-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for (round, delay) in [0, 1_000, 3_000, 6_000, 10_000, 20_000, nil].enumerated() {
+            let socket = directory.appending(path: "s\(round).sock").path
+            let process = Process()
+            process.executableURL = DaemonFixture.binaryDirectory.appending(path: "toastd")
+            process.arguments = ["--socket", socket, "--log-level", "warning", "--state-dir", directory.appending(path: "state\(round)").path]
+            process.environment = ["XDG_CONFIG_HOME": directory.path]
+            try process.run()
+            if let delay {
+                usleep(useconds_t(delay))
+            } else {
+                for _ in 0..<500 where !SocketFileProbe.accepting(socket) { usleep(2_000) }
+            }
+            kill(process.processIdentifier, SIGTERM)
+            for _ in 0..<500 where process.isRunning { usleep(10_000) }
+            #expect(!process.isRunning, "toastd still runs 5 s after a SIGTERM \(delay.map { "\($0) µs after exec" } ?? "once it accepted")")
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                continue
+            }
+            process.waitUntilExit()
+            let clean = process.terminationReason == .exit && process.terminationStatus == 0
+            let bySignal = process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM
+            #expect(delay == nil ? clean : clean || bySignal, "round \(round): \(process.terminationReason) \(process.terminationStatus)")
+        }
+    }
 }
 
 extension DaemonFixture {
