@@ -234,6 +234,7 @@ let package = Package(
             dependencies: [
                 "ToastdCommand", "ToastDaemon", "ToastConfig", "ToastCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         // A Swift program that shows toasts through ToastKit (README, "ToastKit").

@@ -1,21 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 import CommandLineSupport
-import Logging
-import NIOCore
-import Systemd
-import ToastConfig
 import ToastCore
 import ToastDaemon
-import ToastFreedesktop
-import ToastStore
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `toastd`'s flags, their validation against `DaemonOptions.Limits`, and
-/// the mapping from flags (and the configuration file) to `DaemonOptions`.
+/// `toastd`'s flags as ArgumentParser reads them: the help, the usage
+/// errors and every unusual command line. What they mean is
+/// `ToastdArguments`'; a plain command line skips this reader altogether
+/// (`ToastdArguments(quick:)`).
 public struct Toastd: ParsableCommand {
     public init() {}
 
@@ -34,6 +30,24 @@ public struct Toastd: ParsableCommand {
             """,
         version: ProtocolInfo.toolVersion
     )
+
+    /// Runs toastd: a plain command line (the systemd unit's, a script's
+    /// `--socket … --state-dir …`) without ArgumentParser, anything else
+    /// through it. Exit statuses as `CommandLineTool`'s.
+    public static func main(arguments: [String]) -> Never {
+        if let quick = ToastdArguments(quick: arguments) {
+            do {
+                try quick.run()
+                Glibc.exit(0)
+            } catch let code as ExitCode {
+                Glibc.exit(code.rawValue)
+            } catch {
+                printError("toastd: \(error)")
+                Glibc.exit(1)
+            }
+        }
+        CommandLineTool.main(Toastd.self, arguments: preprocess(arguments))
+    }
 
     @Option(help: "The Unix socket to listen on.")
     var socket: String?
@@ -60,7 +74,7 @@ public struct Toastd: ParsableCommand {
     @Option(help: "Unwritten bytes a subscriber may hold before it falls behind.")
     var subscriberBufferBytes = Self.defaults.subscriberBufferBytes
     @Option(help: "Seconds a subscriber may go without reading before it is disconnected.")
-    var subscriberLagTimeout = Double(Self.defaults.subscriberLagTimeout.components.seconds)
+    var subscriberLagTimeout = ToastdArguments().subscriberLagTimeout
     @Option(help: "Recent events kept for subscribers that resume with 'since' (0 keeps none).")
     var resumeEvents = Self.defaults.resumeEvents
     @Option(help: "Where the state (toasts, counters, history) lives: DIR/toastd.sqlite and its journal, DIR/toastd.journal-a and -b. Default: $XDG_STATE_HOME/toastd, else ~/.local/state/toastd.")
@@ -72,124 +86,35 @@ public struct Toastd: ParsableCommand {
             valueName: "own|replace"
         )
     )
-    var freedesktop: FreedesktopMode?
-
-    enum FreedesktopMode: String, ExpressibleByArgument, CaseIterable {
-        case own, replace
-    }
+    var freedesktop: ToastdArguments.FreedesktopMode?
     @Option(help: "Ended toasts kept for 'toastctl history' and 'restore' (default \(Self.defaults.historySize)).")
     var historySize: Int?
     @Flag(help: "Refuse connections from root too (by default root may connect).") var denyRoot = false
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: String = "info"
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel = ToastdArguments().logLevel
     @Option(help: "Where logs go: auto (the journal when stderr is connected to it), journal, or stderr.")
-    var logTarget: LogTarget = .auto
-
-    enum LogTarget: String, ExpressibleByArgument, CaseIterable {
-        case auto, journal, stderr
-    }
+    var logTarget = ToastdArguments().logTarget
 
     private static let defaults = DaemonOptions.defaults
 
-    /// Every number against its range in `DaemonOptions.Limits`: out of
-    /// range is a usage error naming the flag and the range.
-    public func validate() throws {
-        typealias Limits = DaemonOptions.Limits
-        try Self.check("--max-visible-top", maxVisibleTop, Limits.maxVisible)
-        try Self.check("--max-visible-center", maxVisibleCenter, Limits.maxVisible)
-        try Self.check("--max-visible-bottom", maxVisibleBottom, Limits.maxVisible)
-        try Self.check("--max-toasts", maxToasts, Limits.maxToasts)
-        try Self.check("--max-toasts-per-source", maxToastsPerSource, Limits.maxToasts)
-        try Self.check("--max-line-bytes", maxLineBytes, Limits.maxLineBytes)
-        try Self.check("--max-connections", maxConnections, Limits.maxConnections)
-        try Self.check("--subscriber-buffer-bytes", subscriberBufferBytes, Limits.subscriberBufferBytes)
-        try Self.check("--subscriber-lag-timeout", subscriberLagTimeout, Limits.subscriberLagTimeoutSeconds)
-        try Self.check("--resume-events", resumeEvents, Limits.resumeEvents)
-        try Self.check("--history-size", historySize, Limits.historySize)
-        if ephemeral && stateDir != nil { throw ValidationError("--ephemeral and --state-dir exclude each other.") }
-    }
-
-    static func check<Value: Comparable>(_ flag: String, _ value: Value?, _ range: ClosedRange<Value>) throws {
-        guard let value, !range.contains(value) else { return }
-        throw ValidationError("\(flag) must be from \(range.lowerBound) to \(range.upperBound), not \(value).")
-    }
-
-    var overrides: SchedulerConfiguration.Overrides {
-        SchedulerConfiguration.Overrides(
-            maxVisibleTop: maxVisibleTop, maxVisibleCenter: maxVisibleCenter, maxVisibleBottom: maxVisibleBottom,
-            maxToasts: maxToasts, maxToastsPerSource: maxToastsPerSource
+    /// What the flags say, as plain values.
+    public var arguments: ToastdArguments {
+        ToastdArguments(
+            socket: socket, config: config, checkConfig: checkConfig, maxVisibleTop: maxVisibleTop,
+            maxVisibleCenter: maxVisibleCenter, maxVisibleBottom: maxVisibleBottom, maxToasts: maxToasts,
+            maxToastsPerSource: maxToastsPerSource, maxLineBytes: maxLineBytes, maxConnections: maxConnections,
+            subscriberBufferBytes: subscriberBufferBytes, subscriberLagTimeout: subscriberLagTimeout,
+            resumeEvents: resumeEvents, stateDir: stateDir, ephemeral: ephemeral, freedesktop: freedesktop,
+            historySize: historySize, denyRoot: denyRoot, logLevel: logLevel, logTarget: logTarget
         )
     }
 
-    /// The configuration file (`--config`, else the default one) and the
-    /// flags that win over it.
-    public func configurationSource(environment: [String: String]) -> ConfigurationSource {
-        ConfigurationSource(
-            path: config ?? ToastdConfig.defaultPath(environment: environment), isExplicit: config != nil,
-            overrides: overrides
-        )
-    }
+    public func validate() throws { try arguments.validate() }
 
-    /// The daemon's options from the flags, over the file's (`initialConfiguration`,
-    /// what reading it gave), over `DaemonOptions`' defaults. The storage,
-    /// the inherited socket and the service manager's hooks are `run`'s.
-    public func options(
-        environment: [String: String], uid: UInt32, initialConfiguration: ConfigurationSource.Outcome
-    ) -> DaemonOptions {
-        var options = DaemonOptions(socketPath: SocketLocation.resolve(explicit: socket, environment: environment, uid: uid))
-        options.configuration = configurationSource(environment: environment)
-        options.initialConfiguration = initialConfiguration
-        if let resolved = options.configuration?.resolve(initialConfiguration) { options.scheduler = resolved.scheduler }
-        var fileHistorySize: Int?
-        if case .loaded(let loaded) = initialConfiguration { fileHistorySize = loaded.historySize }
-        options.historySize = historySize ?? fileHistorySize ?? options.historySize
-        options.maxLineBytes = maxLineBytes
-        options.maxConnections = maxConnections
-        options.subscriberBufferBytes = subscriberBufferBytes
-        options.subscriberLagTimeout = .milliseconds(Int64((subscriberLagTimeout * 1_000).rounded()))
-        options.resumeEvents = resumeEvents
-        options.allowRoot = !denyRoot
-        return options
-    }
-
-    /// Where the store lives; nil with `--ephemeral`. With no flag and no
-    /// default (HOME, XDG_STATE_HOME and XDG_RUNTIME_DIR all unset), toastd
-    /// refuses to guess a shared path: a usage error that says what to set.
-    public func stateDirectory(environment: [String: String]) throws -> String? {
-        if ephemeral { return nil }
-        if let stateDir { return stateDir }
-        guard let resolved = StateLocation.resolve(environment: environment) else {
-            printError(
-                "toastd: no state directory: HOME, XDG_STATE_HOME and XDG_RUNTIME_DIR are all unset; "
-                    + "give --state-dir DIR (a directory of your own), or --ephemeral to keep nothing"
-            )
-            throw ExitCode(2)
-        }
-        return resolved
-    }
-
-    /// `--check-config`: every error with its line and column, exit 1; or exit 0.
-    /// `--check-config` with no FILE, as `preprocess` writes it: a control character, so never a path.
-    static let defaultConfigFile = "\u{1}default"
-
-    func check(_ file: String, environment: [String: String]) throws {
-        let file = file == Self.defaultConfigFile ? "" : file
-        guard let path = file.isEmpty ? (config ?? ToastdConfig.defaultPath(environment: environment)) : file else {
-            printError("toastd: no configuration file to check: give FILE, or set HOME")
-            throw ExitCode(2)
-        }
-        if file.isEmpty && config == nil && !ToastdConfig.exists(path) {
-            print("\(path): no such file; toastd runs on its defaults")
-            return
-        }
-        switch ToastdConfig.load(path: path) {
-        case .success(let loaded):
-            print("\(path): ok, \(loaded.rules.rules.count) rules")
-        case .failure(let invalid):
-            printError(invalid.description)
-            throw ExitCode(1)
-        }
-    }
+    public func run() throws { try arguments.run() }
 }
+
+extension ToastdArguments.FreedesktopMode: ExpressibleByArgument {}
+extension ToastdArguments.LogTarget: ExpressibleByArgument {}
 
 /// `--freedesktop` alone means `--freedesktop=own`; `--check-config` takes
 /// an optional FILE (alone, it checks the default file or --config's).
@@ -208,7 +133,7 @@ public func preprocess(_ arguments: [String]) -> [String] {
                 index += 1
             } else {
                 // ArgumentParser reads an empty value as a missing one: a word no path can be.
-                result.append("--check-config=" + Toastd.defaultConfigFile)
+                result.append("--check-config=" + ToastdArguments.defaultConfigFile)
             }
         default:
             result.append(argument)

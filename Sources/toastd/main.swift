@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import CommandLineSupport
 import ToastdCommand
 
-CommandLineTool.main(Toastd.self, arguments: preprocess(Array(CommandLine.arguments.dropFirst())))
+Toastd.main(arguments: Array(CommandLine.arguments.dropFirst()))

@@ -14,7 +14,7 @@ struct ToastdOptionsTests {
     static let environment = ["XDG_RUNTIME_DIR": "/run/user/1000", "HOME": "/home/u"]
 
     static func options(_ arguments: [String], file: String? = nil) throws -> DaemonOptions {
-        let command = try Toastd.parse(arguments)
+        let command = try Toastd.parse(arguments).arguments
         let outcome: ConfigurationSource.Outcome
         switch file.map({ ToastdConfig.parse($0) }) {
         case nil: outcome = .defaults
@@ -36,8 +36,8 @@ struct ToastdOptionsTests {
         #expect(options.allowRoot)
         #expect(options.configuration?.path == "/home/u/.config/toastd/config.toml")
         #expect(options.configuration?.isExplicit == false)
-        #expect(try Toastd.parse([]).stateDirectory(environment: Self.environment) == "/home/u/.local/state/toastd")
-        #expect(try Toastd.parse(["--ephemeral"]).stateDirectory(environment: Self.environment) == nil)
+        #expect(try Toastd.parse([]).arguments.stateDirectory(environment: Self.environment) == "/home/u/.local/state/toastd")
+        #expect(try Toastd.parse(["--ephemeral"]).arguments.stateDirectory(environment: Self.environment) == nil)
     }
 
     @Test func flagsWinOverTheFileWhichWinsOverTheDefaults() throws {

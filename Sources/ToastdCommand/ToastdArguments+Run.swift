@@ -17,7 +17,7 @@ import Glibc
 
 /// What `toastd` does once its flags are read: logging, the store, socket
 /// activation, the freedesktop bridge and systemd, around `ToastServer`.
-extension Toastd {
+extension ToastdArguments {
     public func run() throws {
         let environment = ProcessInfoEnvironment.current
         if let checkConfig {
