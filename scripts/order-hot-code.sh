@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Writes scripts/toastd.order: toastd's functions in the order the linker
+# lays them out (build-release.sh, `--symbol-ordering-file`). First every
+# function a request runs, the most run first; then every function start-up
+# runs; the rest of the binary after them. Requests then touch a few hundred
+# KiB of contiguous code, not pages spread over a 69 MB binary, and what
+# start-up alone ran is let go of in one block (docs/BENCHMARKS.md, "At
+# rest").
+#
+#   bash scripts/order-hot-code.sh
+#
+# It runs a release toastd under callgrind (valgrind), which counts every
+# function run, however rarely: one dump when toastd is ready, one after a
+# workload of the requests a desktop sends (toastctl add with each role,
+# durations, a reuse id, actions and progress, a subscriber, list, status,
+# history, clear, and a burst of pipelined adds). Run it again when the
+# request path changes; a stale order only costs locality, since functions
+# it does not name are laid out after it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/ensure-packages.sh
+source scripts/build-release.sh
+ensure_packages build bench
+command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
+
+build_release --product toastd
+swift build -c release --product toast-bench 2>&1 | grep -E 'error|warning' || true
+work="$(mktemp -d)"
+trap 'kill "${VALGRIND_PID:-}" "${WATCH_PID:-}" 2>/dev/null; rm -rf "$work"' EXIT
+# valgrind 3.19 cannot read the DWARF 5 that Swift writes; the symbols are enough.
+strip --strip-debug -o "$work/toastd" .build-static-stdlib/release/toastd
+
+socket="$work/toastd.sock"
+valgrind --tool=callgrind --demangle=no --dump-instr=yes --callgrind-out-file="$work/callgrind" \
+    "$work/toastd" --socket "$socket" --state-dir "$work/state" >"$work/valgrind.log" 2>&1 &
+VALGRIND_PID=$!
+for _ in $(seq 1200); do [ -S "$socket" ] && break; sleep 0.1; done
+sleep 3
+callgrind_control --dump=start-up "$VALGRIND_PID" >/dev/null
+
+ctl() { "$TOASTCTL_BIN" "$@" --socket "$socket" >/dev/null; }
+"$TOASTCTL_BIN" watch --socket "$socket" >/dev/null &
+WATCH_PID=$!
+roles=(info success warning failure plain)
+for i in $(seq 0 299); do
+    role="${roles[$((i % 5))]}"
+    case $((i % 6)) in
+        0) ctl add "build $i finished" --role "$role" --duration 1 ;;
+        1) ctl add "deploy $i" --title Deploy --role "$role" --reuse-id "deploy-$((i % 7))" --duration short ;;
+        2) ctl add "upload $i" --progress 0.$((i % 10)) --alignment center --duration 1 ;;
+        3) ctl add "mail $i" --action open:Open --action later:Later --close-button --duration 1 ;;
+        4) ctl add "sync $i" --scene ide --source make --duration long ;;
+        5) ctl add "notice $i" --duration indefinite ;;
+    esac
+    if ((i % 25 == 0)); then ctl list; ctl status; fi
+done
+sleep 6
+ctl history
+ctl clear --force
+"$RELEASE_BIN/toast-bench" ingest-rate --socket "$socket" --connections 2 --adds 2000 >/dev/null
+ctl status
+sleep 3
+callgrind_control --dump=requests "$VALGRIND_PID" >/dev/null
+kill "$WATCH_PID"
+kill "$VALGRIND_PID"
+wait "$VALGRIND_PID" || true
+
+nm --defined-only --print-size "$work/toastd" >"$work/symbols"
+python3 - "$work/callgrind.1" "$work/callgrind.2" "$work/symbols" >scripts/toastd.order <<'EOF'
+import bisect, re, sys
+
+# Functions are named from the binary's own symbol table, by the addresses
+# callgrind saw run: valgrind 3.19 leaves some of lld's functions unnamed.
+functions = sorted(
+    (int(fields[0], 16), int(fields[1], 16), fields[3])
+    for fields in (line.split(" ", 3) for line in open(sys.argv[3]).read().splitlines())
+    if len(fields) == 4 and fields[2] in "tTwW"
+)
+starts = [start for start, _, _ in functions]
+
+def function_at(address):
+    index = bisect.bisect_right(starts, address) - 1
+    if index < 0 or address >= functions[index][0] + functions[index][1]:
+        return None  # another object's (libc, libsqlite3), or no function's
+    return functions[index][2]
+
+def self_cost(path):
+    """Instructions run in each of toastd's functions, from a callgrind
+    dump with --dump-instr=yes: each cost line starts with an instruction
+    address, absolute (0x...), relative to the last (+N, -N) or the same (*)."""
+    cost, address = {}, 0
+    for line in open(path, errors="replace"):
+        fields = line.split()
+        if len(fields) < 2 or fields[0][:1] not in "0+-*":
+            continue
+        position = fields[0]
+        if position.startswith("0x"):
+            address = int(position, 16)
+        elif position[0] in "+-":
+            address += int(position)
+        name = function_at(address)
+        if name is not None and fields[-1].isdigit():
+            cost[name] = cost.get(name, 0) + int(fields[-1])
+    return cost
+
+start_up, requests = self_cost(sys.argv[1]), self_cost(sys.argv[2])
+order = sorted(requests, key=lambda name: -requests[name])
+order += sorted((name for name in start_up if name not in requests), key=lambda name: -start_up[name])
+print("\n".join(order))
+EOF
+echo "scripts/toastd.order: $(wc -l <scripts/toastd.order) functions"
