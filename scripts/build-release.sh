@@ -13,35 +13,64 @@
 # (toast-bench, and a toastd linked the default way for section 4's row).
 RELEASE_TOOLS=(toastd toast-tail toast-notify toast-overlay)
 
-# The release tools are linked by lld in the order of scripts/toastd.order
-# (written by scripts/order-hot-code.sh): every function a request runs
-# first, then start-up's, so that serving requests touches a few hundred
-# KiB of contiguous code instead of pages spread over the whole binary
+# Every tool is linked by lld with its functions in the order of
+# scripts/TOOL.order (written by scripts/order-hot-code.sh): toastd's
+# (shared by the tools linked with the Swift runtime) lists every function
+# a request runs first, then start-up's; toastctl's, every function its
+# commands run. Serving a request then touches a few hundred KiB of
+# contiguous code instead of pages spread over the whole binary, which
+# matters most after a rest, when the page cache has let go of them
 # (docs/BENCHMARKS.md, "At rest"). That needs each function in a section of
-# its own. Relative relocations are packed (DT_RELR, glibc 2.36): 100,000
-# of them took 2.3 MB of the binary and were read at every start.
-ORDERED_LINK=(
-    -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xswiftc -use-ld=lld
-    -Xlinker -z -Xlinker pack-relative-relocs
-    -Xlinker "--symbol-ordering-file=$PWD/scripts/toastd.order" -Xlinker --no-warn-symbol-ordering
-    -Xlinker "--script=$PWD/scripts/toastd-private-code.ld"
-)
+# its own, and the functions LLVM leaves without a symbol placed by
+# toastd-private-code.ld. The dynamically linked tools pack their
+# relative relocations (DT_RELR, glibc 2.36): 100,000 of them took 2.3 MB
+# of toastd and were read at every start.
+ordered_link() {
+    ORDERED_LINK=(
+        -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xswiftc -use-ld=lld
+        -Xlinker "--symbol-ordering-file=$PWD/scripts/$1.order" -Xlinker --no-warn-symbol-ordering
+        -Xlinker "--script=$PWD/scripts/toastd-private-code.ld"
+    )
+}
+
+# Removes $2 when $1.order or the linker script is newer: SwiftPM does not
+# know them, so a new order would otherwise not be linked.
+relink_if_reordered() {
+    if [ "scripts/$1.order" -nt "$2" ] || [ scripts/toastd-private-code.ld -nt "$2" ]; then rm -f "$2"; fi
+}
+
+# Empties the scratch path $1 when it was built with other flags than the
+# rest of the arguments: SwiftPM recompiles nothing when only flags change,
+# so objects built without function sections would stay and the order
+# would silently not apply to them.
+same_flags() {
+    local scratch="$1"
+    shift
+    local stamp="$scratch/toastd-build-flags"
+    if [ -f "$stamp" ] && [ "$(cat "$stamp")" != "$*" ]; then rm -rf "$scratch"; fi
+    mkdir -p "$scratch"
+    printf '%s' "$*" >"$stamp"
+}
 
 build_release() {
     quiet_build -c release "$@"
     RELEASE_BIN="$(swift build -c release --show-bin-path | tail -n 1)"
     local product
+    ordered_link toastd
+    same_flags .build-static-stdlib "${ORDERED_LINK[@]}"
     for product in "${RELEASE_TOOLS[@]}"; do
-        # SwiftPM does not know the order file: a newer one relinks.
-        local linked=".build-static-stdlib/release/$product"
-        [ scripts/toastd.order -nt "$linked" ] || [ scripts/toastd-private-code.ld -nt "$linked" ] && rm -f "$linked"
-        quiet_build -c release --scratch-path .build-static-stdlib --product "$product" --static-swift-stdlib "${ORDERED_LINK[@]}"
+        relink_if_reordered toastd ".build-static-stdlib/release/$product"
+        quiet_build -c release --scratch-path .build-static-stdlib --product "$product" --static-swift-stdlib \
+            "${ORDERED_LINK[@]}" -Xlinker -z -Xlinker pack-relative-relocs
     done
     local static_stdlib static
     static_stdlib="$(swift build -c release --scratch-path .build-static-stdlib --show-bin-path | tail -n 1)"
     # The linker warns that getpwuid_r and friends want the same glibc at run
     # time; toastctl calls none of them.
-    quiet_build -c release --scratch-path .build-static --product toastctl -Xswiftc -static-executable
+    ordered_link toastctl
+    same_flags .build-static "${ORDERED_LINK[@]}"
+    relink_if_reordered toastctl .build-static/release/toastctl
+    quiet_build -c release --scratch-path .build-static --product toastctl -Xswiftc -static-executable "${ORDERED_LINK[@]}"
     static="$(swift build -c release --scratch-path .build-static --show-bin-path | tail -n 1)"
     STAGE_BIN="$PWD/.build-stage/bin"
     STAGE_DEBUG="$PWD/.build-stage/debug"

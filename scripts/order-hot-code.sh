@@ -1,22 +1,24 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Writes scripts/toastd.order: toastd's functions in the order the linker
-# lays them out (build-release.sh, `--symbol-ordering-file`). First every
-# function a request runs, the most run first; then every function start-up
-# runs; the rest of the binary after them. Requests then touch a few hundred
-# KiB of contiguous code, not pages spread over a 69 MB binary, and what
-# start-up alone ran is let go of in one block (docs/BENCHMARKS.md, "At
-# rest").
+# Writes scripts/toastd.order and scripts/toastctl.order: each tool's
+# functions in the order the linker lays them out (build-release.sh,
+# `--symbol-ordering-file`). toastd's: every function a request runs, the
+# most run first, then every function start-up runs. toastctl's: every
+# function its commands run. The rest of each binary comes after. A request
+# then touches a few hundred KiB of contiguous code, not pages spread over a
+# 69 MB binary, and what start-up alone ran is let go of in one block
+# (docs/BENCHMARKS.md, "At rest").
 #
 #   bash scripts/order-hot-code.sh
 #
-# It runs a release toastd under callgrind (valgrind), which counts every
-# function run, however rarely: one dump when toastd is ready, one after a
-# workload of the requests a desktop sends (toastctl add with each role,
-# durations, a reuse id, actions and progress, a subscriber, list, status,
-# history, clear, and a burst of pipelined adds). Run it again when the
-# request path changes; a stale order only costs locality, since functions
-# it does not name are laid out after it.
+# It runs the release tools under callgrind (valgrind), which sees every
+# instruction run, however rarely. toastd: one dump when it is ready, one
+# after a workload of the requests a desktop sends (toastctl add with each
+# role, durations, a reuse id, actions and progress, a subscriber, list,
+# status, history, clear, and a burst of pipelined adds). toastctl: add in
+# three forms, status, list, history, clear. Run it again when the code
+# changes much; a stale order only costs locality, since functions it does
+# not name are laid out after the ones it does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-packages.sh
@@ -27,7 +29,7 @@ command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq
 build_release --product toastd
 swift build -c release --product toast-bench 2>&1 | grep -E 'error|warning' || true
 work="$(mktemp -d)"
-trap 'kill "${VALGRIND_PID:-}" "${WATCH_PID:-}" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill "${VALGRIND_PID:-}" "${WATCH_PID:-}" "${TOASTD_PID:-}" 2>/dev/null; rm -rf "$work"' EXIT
 # valgrind 3.19 cannot read the DWARF 5 that Swift writes; the symbols are enough.
 strip --strip-debug -o "$work/toastd" .build-static-stdlib/release/toastd
 
@@ -66,15 +68,14 @@ kill "$WATCH_PID"
 kill "$VALGRIND_PID"
 wait "$VALGRIND_PID" || true
 
-nm --defined-only --print-size "$work/toastd" >"$work/symbols"
-python3 - "$work/callgrind.1" "$work/callgrind.2" "$work/symbols" >scripts/toastd.order <<'EOF'
+cat >"$work/order.py" <<'EOF'
 import bisect, re, sys
 
 # Functions are named from the binary's own symbol table, by the addresses
 # callgrind saw run: valgrind 3.19 leaves some of lld's functions unnamed.
 functions = sorted(
     (int(fields[0], 16), int(fields[1], 16), fields[3])
-    for fields in (line.split(" ", 3) for line in open(sys.argv[3]).read().splitlines())
+    for fields in (line.split(" ", 3) for line in open(sys.argv[1]).read().splitlines())
     if len(fields) == 4 and fields[2] in "tTwW"
 )
 starts = [start for start, _, _ in functions]
@@ -104,9 +105,46 @@ def self_cost(path):
             cost[name] = cost.get(name, 0) + int(fields[-1])
     return cost
 
-start_up, requests = self_cost(sys.argv[1]), self_cost(sys.argv[2])
-order = sorted(requests, key=lambda name: -requests[name])
-order += sorted((name for name in start_up if name not in requests), key=lambda name: -start_up[name])
+def total_cost(paths):
+    cost = {}
+    for path in paths:
+        for name, instructions in self_cost(path).items():
+            cost[name] = cost.get(name, 0) + instructions
+    return cost
+
+# order.py SYMBOLS FIRST... [-- THEN...]: the functions the FIRST dumps ran,
+# the most run first, then those only the THEN dumps ran.
+arguments = sys.argv[2:]
+first = arguments[: arguments.index("--")] if "--" in arguments else arguments
+then = arguments[len(first) + 1 :]
+first_cost, then_cost = total_cost(first), total_cost(then)
+order = sorted(first_cost, key=lambda name: -first_cost[name])
+order += sorted((name for name in then_cost if name not in first_cost), key=lambda name: -then_cost[name])
 print("\n".join(order))
 EOF
+nm --defined-only --print-size "$work/toastd" >"$work/toastd.symbols"
+python3 "$work/order.py" "$work/toastd.symbols" "$work/callgrind.2" -- "$work/callgrind.1" >scripts/toastd.order
 echo "scripts/toastd.order: $(wc -l <scripts/toastd.order) functions"
+
+# toastctl: each command under callgrind, against a toastd of its own.
+strip --strip-debug -o "$work/toastctl" .build-static/release/toastctl
+"$TOASTD_BIN" --socket "$socket" --state-dir "$work/state" 2>/dev/null &
+TOASTD_PID=$!
+for _ in $(seq 500); do [ -S "$socket" ] && break; sleep 0.01; done
+run=0
+traced() {
+    run=$((run + 1))
+    valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$work/toastctl.$run" \
+        "$work/toastctl" "$@" --socket "$socket" >/dev/null 2>>"$work/valgrind.log"
+}
+traced add "Build finished"
+traced add "Deploy" --role success --title CI --duration long --reuse-id deploy
+traced add "Upload" --progress 0.4 --action open:Open --close-button
+traced status
+traced list
+traced history
+traced clear --force
+kill "$TOASTD_PID"
+nm --defined-only --print-size "$work/toastctl" >"$work/toastctl.symbols"
+python3 "$work/order.py" "$work/toastctl.symbols" "$work"/toastctl.[0-9]* >scripts/toastctl.order
+echo "scripts/toastctl.order: $(wc -l <scripts/toastctl.order) functions"
