@@ -33,14 +33,23 @@ public enum CommandLineTool {
                     """)
                 Glibc.exit(usageError)
             }
-            let code = Command.exitCode(for: error)
-            if code == .success {
-                print(Command.fullMessage(for: error))
-                Glibc.exit(0)
-            }
-            printError(Command.fullMessage(for: error))
-            Glibc.exit(code == .validationFailure ? usageError : code.rawValue)
+            exit(Command.self, for: error)
         }
+    }
+
+    /// Ends the process for an error `Command` threw, as `main` does: its
+    /// `ExitCode` as it is; help and version on stdout with 0; any other
+    /// error's message on stderr with ArgumentParser's status, 2 for a
+    /// usage error.
+    public static func exit<Command: ParsableCommand>(_: Command.Type, for error: any Error) -> Never {
+        if let code = error as? ExitCode { Glibc.exit(code.rawValue) }
+        let code = Command.exitCode(for: error)
+        if code == .success {
+            print(Command.fullMessage(for: error))
+            Glibc.exit(0)
+        }
+        printError(Command.fullMessage(for: error))
+        Glibc.exit(code == .validationFailure ? usageError : code.rawValue)
     }
 }
 

@@ -19,7 +19,9 @@
 extension ToastdArguments {
     public init?(quick words: [String]) {
         self.init()
-        var seen: Set<Substring> = []
+        // An array, not a Set: a Set would look up Substring's Hashable
+        // conformance at start, a scan of every conformance in the binary.
+        var seen: [Substring] = []
         var words = words.makeIterator()
         while let word = words.next() {
             guard word.hasPrefix("--") else { return nil }
@@ -29,7 +31,8 @@ extension ToastdArguments {
                 value = String(name[name.index(after: equals)...])
                 name = name[..<equals]
             }
-            guard !name.isEmpty, seen.insert(name).inserted else { return nil }
+            guard !name.isEmpty, !seen.contains(name) else { return nil }
+            seen.append(name)
             switch name {
             case "ephemeral", "deny-root":
                 guard value == nil else { return nil }

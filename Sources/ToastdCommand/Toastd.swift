@@ -39,11 +39,8 @@ public struct Toastd: ParsableCommand {
             do {
                 try quick.run()
                 Glibc.exit(0)
-            } catch let code as ExitCode {
-                Glibc.exit(code.rawValue)
             } catch {
-                printError("toastd: \(error)")
-                Glibc.exit(1)
+                CommandLineTool.exit(Toastd.self, for: error)
             }
         }
         CommandLineTool.main(Toastd.self, arguments: preprocess(arguments))
