@@ -34,7 +34,7 @@ trap 'kill "${VALGRIND_PID:-}" "${WATCH_PID:-}" "${TOASTD_PID:-}" 2>/dev/null; r
 strip --strip-debug -o "$work/toastd" .build-static-stdlib/release/toastd
 
 socket="$work/toastd.sock"
-valgrind --tool=callgrind --demangle=no --dump-instr=yes --callgrind-out-file="$work/callgrind" \
+valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$work/callgrind" \
     "$work/toastd" --socket "$socket" --state-dir "$work/state" >"$work/valgrind.log" 2>&1 &
 VALGRIND_PID=$!
 for _ in $(seq 1200); do [ -S "$socket" ] && break; sleep 0.1; done
@@ -69,7 +69,7 @@ kill "$VALGRIND_PID"
 wait "$VALGRIND_PID" || true
 
 cat >"$work/order.py" <<'EOF'
-import bisect, re, sys
+import bisect, sys
 
 # Functions are named from the binary's own symbol table, by the addresses
 # callgrind saw run: valgrind 3.19 leaves some of lld's functions unnamed.

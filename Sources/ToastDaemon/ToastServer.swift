@@ -181,15 +181,15 @@ public final class ToastServer: @unchecked Sendable {
 
     // MARK: - Signals
 
+    /// The signals toastd answers. Taken on a thread of their own
+    /// (`BlockedSignals`); toastd's executable blocks them before it starts
+    /// any thread, so one sent during start-up waits for this instead of
+    /// being lost.
+    public static let handledSignals = [SIGTERM, SIGINT, SIGHUP]
+
     /// SIGTERM and SIGINT stop the lifecycle; SIGHUP reloads (the reload
     /// protocol of Type=notify-reload: RELOADING=1, the file read again,
     /// then READY=1; every toast and connection stays).
-    /// The signals toastd answers: SIGTERM and SIGINT stop it, SIGHUP
-    /// reloads. Taken on a thread of their own (`BlockedSignals`); toastd's
-    /// executable blocks them before it starts any thread, so one sent
-    /// during start-up waits for this instead of being lost.
-    public static let handledSignals = [SIGTERM, SIGINT, SIGHUP]
-
     private func installSignalHandlers() {
         BlockedSignals.wait(for: Self.handledSignals) { [self] signalNumber in
             if signalNumber == SIGHUP {
