@@ -58,8 +58,10 @@ public struct SchedulerStateMachine: Sendable {
     /// Everything a restart needs to carry on exactly where a run stopped.
     public struct State: Sendable, Hashable {
         /// The live toasts, in any order: stacks are rebuilt from their
-        /// `placement` (shown) and ids (waiting).
-        public var records: [ToastRecord]
+        /// `placement` (shown) and ids (waiting). Kept packed, as the
+        /// scheduler keeps a waiting toast: a restart hands 100,000 of them
+        /// from the store to the scheduler without a `ToastRecord` each.
+        package var packedRecords: [PackedRecord]
         /// The level `pause` set (0: not paused).
         public var pausedLevel: Int
         public var modes: [String]
@@ -72,12 +74,44 @@ public struct SchedulerStateMachine: Sendable {
             records: [ToastRecord] = [], pausedLevel: Int = 0, modes: [String] = [], nextID: ToastID = 1,
             lastSequence: UInt64 = 0, newestBySource: [String: ToastID] = [:]
         ) {
-            self.records = records
+            self.init(
+                packedRecords: records.map(PackedRecord.init), pausedLevel: pausedLevel, modes: modes, nextID: nextID,
+                lastSequence: lastSequence, newestBySource: newestBySource
+            )
+        }
+
+        package init(
+            packedRecords: [PackedRecord], pausedLevel: Int, modes: [String], nextID: ToastID, lastSequence: UInt64,
+            newestBySource: [String: ToastID]
+        ) {
+            self.packedRecords = packedRecords
             self.pausedLevel = pausedLevel
             self.modes = modes
             self.nextID = nextID
             self.lastSequence = lastSequence
             self.newestBySource = newestBySource
+        }
+
+        /// The live toasts, unpacked (each read builds them anew).
+        public var records: [ToastRecord] {
+            get { packedRecords.map(\.unpacked) }
+            set { packedRecords = newValue.map(PackedRecord.init) }
+        }
+
+        public var recordCount: Int { packedRecords.count }
+
+        public static func == (lhs: State, rhs: State) -> Bool {
+            lhs.records == rhs.records && lhs.pausedLevel == rhs.pausedLevel && lhs.modes == rhs.modes && lhs.nextID == rhs.nextID
+                && lhs.lastSequence == rhs.lastSequence && lhs.newestBySource == rhs.newestBySource
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(records)
+            hasher.combine(pausedLevel)
+            hasher.combine(modes)
+            hasher.combine(nextID)
+            hasher.combine(lastSequence)
+            hasher.combine(newestBySource)
         }
     }
 
@@ -89,25 +123,41 @@ public struct SchedulerStateMachine: Sendable {
         self.configuration = configuration
         pausedLevel = min(max(0, state.pausedLevel), PauseLevels.range.upperBound)
         modes = Array(Set(state.modes)).sorted()
-        let shown = state.records.filter { $0.state == .shown }.sorted { ($0.placement, $0.id) < ($1.placement, $1.id) }
-        let waiting = state.records.filter { $0.state == .queued }.sorted { $0.id < $1.id }
-        for record in shown + waiting {
-            let key = record.stack
-            if stacks[key] == nil { stacks[key] = Stack() }
-            if record.state == .shown {
-                stacks[key]!.shown.append(record.id)
-            } else {
-                stacks[key]!.queue.append(record.id)
-            }
-            store(record, replacing: nil)
+        // Shown toasts first, in their places, then the waiting ones by id;
+        // each record is unpacked as its turn comes, and a waiting one
+        // keeps the bytes it came in.
+        let packed = state.packedRecords
+        var shown: [(placement: UInt64, id: ToastID, index: Int)] = []
+        var waiting: [Int] = []
+        waiting.reserveCapacity(packed.count)
+        for (index, record) in packed.enumerated() {
+            let header = record.header
+            if header.state == .shown { shown.append((header.placement, record.id, index)) } else { waiting.append(index) }
         }
-        nextID = max(state.nextID, (state.records.map(\.id).max() ?? 0) + 1)
-        nextSequence = max(state.lastSequence, state.records.map(\.placement).max() ?? 0) + 1
+        records.reserveCapacity(packed.count, queued: waiting.count)
+        shown.sort { ($0.placement, $0.id) < ($1.placement, $1.id) }
+        // In id order already when the store read them: the sort only checks.
+        waiting.sort { packed[$0].id < packed[$1].id }
+        var newestID: ToastID = 0
+        var newestPlacement: UInt64 = 0
+        for index in shown.map(\.index) + waiting {
+            let record = packed[index].unpacked
+            if record.state == .shown {
+                stacks[record.stack, default: Stack()].shown.append(record.id)
+            } else {
+                stacks[record.stack, default: Stack()].queue.append(record.id)
+            }
+            store(record, replacing: nil, packed: packed[index])
+            newestID = max(newestID, record.id)
+            newestPlacement = max(newestPlacement, record.placement)
+            clock = max(clock, record.createdAt, record.presentedAt ?? .min)
+        }
+        nextID = max(state.nextID, newestID + 1)
+        nextSequence = max(state.lastSequence, newestPlacement) + 1
         for (source, newest) in state.newestBySource where sources[source] != nil {
             let current = sources[source]!.newest
             sources[source]!.newest = max(current, newest)
         }
-        clock = state.records.map { max($0.createdAt, $0.presentedAt ?? .min) }.max() ?? .min
         // No timer is armed yet: the first step (a `tick`) expires what is
         // overdue and arms the timer.
     }
@@ -418,7 +468,9 @@ public struct SchedulerStateMachine: Sendable {
 
     /// The one place that changes a record: it keeps every index (identity,
     /// source, counters, deadlines) in step with the record itself.
-    mutating func store(_ new: ToastRecord?, replacing old: ToastRecord?) {
+    /// `packed`: `new` as `PackedRecord` packs it, if the caller has it
+    /// (a restart), so that a waiting record is not packed again.
+    mutating func store(_ new: ToastRecord?, replacing old: ToastRecord?, packed: PackedRecord? = nil) {
         // A change of state keeps the identity and its entry: no need to hash it again.
         let keepsIdentity = old.flatMap { old in new.map { $0.id == old.id && Identity.same(old.toast, $0.toast) } } ?? false
         // The same toast from the same source (a change of state, an update,
@@ -439,7 +491,11 @@ public struct SchedulerStateMachine: Sendable {
             if let old { records[old.id] = nil }
             return
         }
-        records[new.id] = new
+        if let packed, old == nil {
+            records.insert(new, packed: packed)
+        } else {
+            records[new.id] = new
+        }
         if !sameSource { sources[new.sourceKey, default: SourceEntry()].insert(new) }
         if !keepsIdentity, let identity = Identity(new.toast) {
             let records = self.records

@@ -213,6 +213,19 @@ public final class ToastStore: @unchecked Sendable {
                     """
             )
         }
+        // Live toasts as `StoredToast`'s bytes rather than JSON: reading
+        // 100,000 of them through the JSON parser was 42% of a restart
+        // (docs/BENCHMARKS.md, "At rest"). History stays JSON: it is read
+        // a thousand rows at a time, and `history` replies with it.
+        migrator.registerMigration("v3: live toasts packed") { db in
+            try db.execute(sql: "CREATE TABLE toast_v3 (id INTEGER PRIMARY KEY NOT NULL, packed BLOB NOT NULL)")
+            let insert = try db.makeStatement(sql: "INSERT INTO toast_v3(id, packed) VALUES (?, ?)")
+            for body in try String.fetchAll(db, sql: "SELECT body FROM toast ORDER BY id") {
+                let record = try decodeRecord(body)
+                try insert.run(db) { sqlite3_bind_int64($0, 1, Int64(record.id)) | bindPacked(record, $0, 2) }
+            }
+            try db.execute(sql: "DROP TABLE toast; ALTER TABLE toast_v3 RENAME TO toast")
+        }
         return migrator
     }
 
@@ -227,7 +240,7 @@ public final class ToastStore: @unchecked Sendable {
                 instance = ProtocolInfo.newInstance()
                 try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES ('instance', ?)", arguments: [instance])
             }
-            let records = try String.fetchAll(db, sql: "SELECT body FROM toast ORDER BY id").map(Self.decodeRecord)
+            let records = try Self.liveToasts(db)
             let history = try Row.fetchAll(
                 db, sql: "SELECT seq, ended_at, shown, reason, body FROM history ORDER BY seq DESC LIMIT ?",
                 arguments: [historySize + ToastHistory.slack(capacity: historySize)]
@@ -237,13 +250,15 @@ public final class ToastStore: @unchecked Sendable {
                     endedAt: row["ended_at"], seq: row["seq"]
                 )
             }
+            // The scheduler finds each live toast's source's newest among
+            // them; ended toasts are only here.
             var newest: [String: ToastID] = [:]
-            for record in records + history.map(\.record) {
-                let source = record.toast.source ?? SchedulerStateMachine.anonymousSource
-                newest[source] = max(newest[source] ?? 0, record.id)
+            for entry in history {
+                let source = entry.record.toast.source ?? SchedulerStateMachine.anonymousSource
+                newest[source] = max(newest[source] ?? 0, entry.record.id)
             }
             let state = SchedulerStateMachine.State(
-                records: records,
+                packedRecords: records,
                 // Before levels, `paused` was a flag: paused meant the default level.
                 pausedLevel: try Self.meta(db, "pausedLevel", in: 0...Self.maxCounter).map(Int.init)
                     ?? (meta["paused"].flatMap { Bool.fromDatabaseValue($0) } == true ? PauseLevels().defaultLevel : 0),
@@ -256,6 +271,38 @@ public final class ToastStore: @unchecked Sendable {
             historyRows.withLock { $0 = rows }
             let bound = try String.fetchAll(db, sql: "SELECT source FROM bound_source ORDER BY source")
             return Loaded(state: state, instance: instance, history: history, boundSources: bound, notes: notes)
+        }
+    }
+
+    /// Every live toast, in the order of their ids, read through SQLite's
+    /// C API straight from the row's bytes (GRDB's `fetchAll` made an
+    /// array of 100,000 copies first), checked, and kept packed.
+    private static func liveToasts(_ db: Database) throws -> [PackedRecord] {
+        let prepared = try db.makeStatement(sql: "SELECT id, packed FROM toast ORDER BY id")
+        let statement = prepared.sqliteStatement
+        // GRDB finalizes the statement when `prepared` goes.
+        defer { withExtendedLifetime(prepared) { _ = sqlite3_reset(statement) } }
+        var records: [PackedRecord] = []
+        while true {
+            switch sqlite3_step(statement) {
+            case SQLITE_ROW:
+                let id = sqlite3_column_int64(statement, 0)
+                guard id > 0, sqlite3_column_type(statement, 1) == SQLITE_BLOB else {
+                    throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "a stored toast has id \(id) or bytes that are not a blob")
+                }
+                let bytes = UnsafeBufferPointer(
+                    start: sqlite3_column_blob(statement, 1)?.assumingMemoryBound(to: UInt8.self), count: Int(sqlite3_column_bytes(statement, 1))
+                )
+                do {
+                    records.append(try StoredToast.packed(id: ToastID(id), from: bytes))
+                } catch {
+                    throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "\(error)")
+                }
+            case SQLITE_DONE:
+                return records
+            case let code:
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            }
         }
     }
 
@@ -387,10 +434,10 @@ public final class ToastStore: @unchecked Sendable {
         // The rows of toasts and history go through SQLite's C API: binding
         // through GRDB's `StatementArguments` cost more than SQLite's own
         // work on the row (docs/BENCHMARKS.md, section 2, "Both threads, then the rules").
-        let upsert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO toast(id, body) VALUES (?, ?)")
+        let upsert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO toast(id, packed) VALUES (?, ?)")
         for record in batch.upserts.values {
             try upsert.run(db) { statement in
-                sqlite3_bind_int64(statement, 1, Int64(record.id)) | Self.bindBody(of: record, statement, 2)
+                sqlite3_bind_int64(statement, 1, Int64(record.id)) | Self.bindPacked(record, statement, 2)
             }
         }
         let delete = try db.cachedStatement(sql: "DELETE FROM toast WHERE id = ?")
@@ -506,14 +553,21 @@ public final class ToastStore: @unchecked Sendable {
         try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
     }
 
-    /// Every toast row and history row as text, columns joined, in order:
+    /// Every toast row (its bytes in hex) and history row as text, columns joined, in order:
     /// for a test to compare what two versions wrote.
     func storedRows() throws -> [String] {
         try database.read { db in
-            try String.fetchAll(db, sql: "SELECT id || ' ' || body FROM toast ORDER BY id")
+            try String.fetchAll(db, sql: "SELECT id || ' ' || hex(packed) FROM toast ORDER BY id")
                 + String.fetchAll(
                     db, sql: "SELECT seq || ' ' || id || ' ' || ended_at || ' ' || shown || ' ' || reason || ' ' || body FROM history ORDER BY seq"
                 )
+        }
+    }
+
+    /// Puts `bytes` in place of a live toast's stored form (tests: a damaged row).
+    func overwriteStoredToast(id: ToastID, with bytes: [UInt8]) throws {
+        try database.write { db in
+            try db.execute(sql: "UPDATE toast SET packed = ? WHERE id = ?", arguments: [Data(bytes), Int64(id)])
         }
     }
 
@@ -530,6 +584,13 @@ public final class ToastStore: @unchecked Sendable {
     private static func bindBody(of record: ToastRecord, _ statement: SQLiteStatement, _ index: Int32) -> Int32 {
         WireEncoder.withStoredRecord(record) { bytes in
             sqlite3_bind_text(statement, index, bytes.baseAddress, Int32(bytes.count), sqliteTransient)
+        }
+    }
+
+    /// Binds a live toast as stored (`StoredToast`).
+    private static func bindPacked(_ record: ToastRecord, _ statement: SQLiteStatement, _ index: Int32) -> Int32 {
+        StoredToast.withBytes(of: record) { bytes in
+            sqlite3_bind_blob(statement, index, bytes.baseAddress, Int32(bytes.count), sqliteTransient)
         }
     }
 

@@ -268,13 +268,15 @@ struct ToastStoreTests {
 
     /// Rows are written through SQLite's C API, not GRDB's arguments: they
     /// must be exactly what the fixture of the current row form wrote
-    /// (Fixtures/v1-short-bodies: schema v1, bodies without their defaults,
-    /// `WireEncoder.withStoredRecord`), every column of every toast and
-    /// history row, byte for byte. The first version's rows, in the full
-    /// form (Fixtures/v1), read back as the same records
+    /// (Fixtures/v3-packed: live toasts as `StoredToast`'s bytes), every
+    /// column of every toast and history row, byte for byte. The rows of
+    /// the JSON form before it (Fixtures/v1-short-bodies: schema v1, bodies
+    /// without their defaults) migrate to those same bytes; the first
+    /// version's full form (Fixtures/v1) reads back as the same records
     /// (`aDatabaseOfTheFirstSchemaOpens`).
-    @Test func rowsAreWrittenAsTheFixtureWroteThem() throws {
-        let fixture = try #require(Bundle.module.url(forResource: "v1-short-bodies", withExtension: nil, subdirectory: "Fixtures"))
+    @Test(arguments: ["v3-packed", "v1-short-bodies"])
+    func rowsAreWrittenAsTheFixtureWroteThem(fixtureName: String) throws {
+        let fixture = try #require(Bundle.module.url(forResource: fixtureName, withExtension: nil, subdirectory: "Fixtures"))
         let copy = try Self.temporaryDirectory()
         let fresh = try Self.temporaryDirectory()
         defer {
@@ -289,6 +291,25 @@ struct ToastStoreTests {
         let written = try new.storedRows()
         #expect(written.count == 5)  // four live toasts, one ended
         #expect(written == (try old.storedRows()))
+    }
+
+    /// A stored toast is read as strictly as a request (`StoredToast`): one
+    /// whose bytes are damaged makes the file corrupt, which is moved aside.
+    @Test func aDamagedStoredToastIsACorruptFile() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        do {
+            let (store, _) = try ToastStore.open(directory: directory, historySize: 100)
+            for batch in Self.session().1 { try store.commit(batch) }
+            try store.overwriteStoredToast(id: 3, with: [StoredToast.format, 0xFF])
+        }
+        let loaded = try Self.reopen(directory, historySize: 100)
+        #expect(loaded.state.recordCount == 0)
+        #expect(loaded.notes.count == 1)
+        #expect(loaded.notes.first?.contains("corrupt") == true)
+        #expect(loaded.notes.first?.contains("the toast 3") == true)
+        let aside = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(ToastStore.fileName + ".corrupt-") }
+        #expect(!aside.isEmpty)
     }
 
     /// Writes a fixture (run once, by hand, when a schema or the row form

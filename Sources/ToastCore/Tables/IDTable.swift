@@ -155,6 +155,14 @@ struct IDTable<Value>: Sendable where Value: Sendable {
         self = kept
     }
 
+    /// Room for `count` keys without growing (a restart knows how many
+    /// it will insert; growing by doubling moved every key each time).
+    mutating func reserveCapacity(_ count: Int) {
+        var wanted = max(Self.minimumSlots, slots.count)
+        while count * 4 > wanted * 3 { wanted *= 2 }
+        if wanted > slots.count { resize(to: wanted) }
+    }
+
     // MARK: - Probing
 
     /// Eight consecutive ids (a run: `key >> 3`) have eight consecutive

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import ToastProtocol
+
+#if canImport(Glibc)
+import Glibc
+#endif
 /// A waiting toast's record, packed into one small byte buffer.
 ///
 /// Nobody reads a queued toast until it is shown, updated, listed or
@@ -9,29 +13,46 @@ import ToastProtocol
 /// buffer of about its text's size (docs/BENCHMARKS.md, section 4).
 /// `RecordTable` packs every queued record and unpacks it on each read.
 ///
-/// The format is private to the process (never stored, never sent):
-/// `expiresAt` first, so that the table can read it without the rest;
-/// then the record's numbers; then each member of the toast in
+/// The format: `expiresAt` first, so that the table can read it without
+/// the rest; then the record's numbers; then each member of the toast in
 /// `ToastMember`'s order (one arm each in `pack` and `unpack`): strings as
-/// length and UTF-8 bytes, an absent one as a 0 byte. Numbers are LEB128 varints (zigzag for the
-/// signed ones), doubles their 8 bits. `unpacked` gives back an equal record.
-struct PackedRecord: Sendable {
-    let id: ToastID
+/// length and UTF-8 bytes, an absent one as a 0 byte. Numbers are LEB128
+/// varints (zigzag for the signed ones), doubles their 8 bits. `unpacked`
+/// gives back an equal record.
+///
+/// The store keeps live toasts in this form too (`StoredToast`), so the
+/// order of `ToastMember` and of every enumeration's cases is part of a
+/// file format: a change to either needs a new `StoredToast.format`
+/// (`StoredToastTests` pins the bytes).
+package struct PackedRecord: Sendable {
+    package let id: ToastID
     private let bytes: [UInt8]
 
-    init(_ record: ToastRecord) {
+    package init(_ record: ToastRecord) {
         id = record.id
-        // The record is written into scratch memory through a pointer, then
-        // copied once into an array of exactly its size: appending to an
-        // array checked its uniqueness and capacity on every byte. `bound`
-        // is the most it can take.
+        bytes = Self.withPacked(record, after: 0) { Array($0) }
+    }
+
+    /// A record whose bytes were packed elsewhere (and checked: `StoredToast`).
+    init(id: ToastID, bytes: [UInt8]) {
+        self.id = id
+        self.bytes = bytes
+    }
+
+    /// `record` packed into scratch memory through a pointer, after
+    /// `prefix` bytes that `body` fills in: appending to an array checked
+    /// its uniqueness and capacity on every byte. The scratch is bounded by
+    /// the most the record can take.
+    static func withPacked<Result>(
+        _ record: ToastRecord, after prefix: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) throws -> Result
+    ) rethrows -> Result {
         let toast = record.toast
-        var bound = Writer.headerBound
-        for member in Self.members { bound += Self.bound(of: member, in: toast) }
-        bytes = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { scratch in
-            var writer = Writer(scratch)
+        var bound = prefix + Writer.headerBound
+        for member in members { bound += Self.bound(of: member, in: toast) }
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { scratch in
+            var writer = Writer(UnsafeMutableBufferPointer(rebasing: scratch[prefix...]))
             Self.write(record, into: &writer)
-            return Array(UnsafeBufferPointer(start: scratch.baseAddress, count: writer.count))
+            return try body(UnsafeMutableBufferPointer(rebasing: scratch[..<(prefix + writer.count)]))
         }
     }
 
@@ -145,98 +166,147 @@ struct PackedRecord: Sendable {
         }
     }
 
-    private static func unpack(_ member: ToastMember, into toast: inout Toast.Fields, from reader: inout Reader) {
+    private static func unpack(_ member: ToastMember, into toast: inout Toast.Fields, from reader: inout Reader) throws(Damage) {
         switch member {
-        case .message: toast.message = reader.string()
-        case .title: toast.title = reader.optionalString()
-        case .icon: toast.icon = reader.optionalString()
-        case .role: toast.role = Self.roles[Int(reader.byte())]
+        case .message: toast.message = try reader.string()
+        case .title: toast.title = try reader.optionalString()
+        case .icon: toast.icon = try reader.optionalString()
+        case .role: toast.role = Self.roles[try reader.choice(of: Self.roles.count, "toast.role")]
         case .duration:
             toast.duration =
-                switch reader.byte() {
+                switch try reader.byte() {
                 case 0: nil
                 case 1: .short
                 case 2: .long
                 case 3: .longer
                 case 4: .indefinite
-                default: .seconds(reader.double())
+                case 5: .seconds(try reader.double())
+                default: throw Damage("toast.duration has no case of that number")
                 }
-        case .alignment: toast.alignment = Self.alignments[Int(reader.byte())]
-        case .scene: toast.scene = reader.string()
-        case .reuseID: toast.reuseID = reader.optionalString()
+        case .alignment: toast.alignment = Self.alignments[try reader.choice(of: Self.alignments.count, "toast.alignment")]
+        case .scene: toast.scene = try reader.string()
+        case .reuseID: toast.reuseID = try reader.optionalString()
         case .progress:
             toast.progress =
-                switch reader.byte() {
+                switch try reader.byte() {
                 case 0: .none
                 case 1: .indeterminate
-                default: .fraction(reader.double())
+                case 2: .fraction(try reader.double())
+                default: throw Damage("toast.progress has no case of that number")
                 }
-        case .dismissible: toast.dismissible = reader.byte() != 0
-        case .closeButton: toast.closeButton = reader.byte() != 0
+        case .dismissible: toast.dismissible = try reader.bool()
+        case .closeButton: toast.closeButton = try reader.bool()
         case .actions:
-            let count = Int(reader.unsigned())
+            let count = try reader.unsigned()
             guard count > 0 else { return }
+            // Each action takes two bytes at least.
+            guard count <= UInt64(reader.remaining / 2) else { throw Damage("toast.actions counts more than the record holds") }
             var actions: [ToastAction] = []
-            actions.reserveCapacity(count)
+            actions.reserveCapacity(Int(count))
             for _ in 0..<count {
-                let id = reader.string()
-                actions.append(ToastAction(id: id, label: reader.string()))
+                let id = try reader.string()
+                actions.append(ToastAction(id: id, label: try reader.string()))
             }
             toast.actions = actions
-        case .source: toast.source = reader.optionalString()
-        case .cancellation: toast.cancellation = Self.cancellations[Int(reader.byte())]
-        case .invalidation: toast.invalidation = InvalidationOptions(rawValue: reader.byte())
-        case .resident: toast.resident = reader.byte() != 0
-        case .transient: toast.transient = reader.byte() != 0
-        case .level: toast.level = reader.optional().map { Int($0) }
-        case .markup: toast.markup = reader.optionalString()
-        case .category: toast.category = reader.optionalString()
-        case .desktopEntry: toast.desktopEntry = reader.optionalString()
-        case .soundName: toast.soundName = reader.optionalString()
+        case .source: toast.source = try reader.optionalString()
+        case .cancellation: toast.cancellation = Self.cancellations[try reader.choice(of: Self.cancellations.count, "toast.cancellation")]
+        case .invalidation:
+            let raw = try reader.byte()
+            guard raw & ~Self.invalidationBits == 0 else { throw Damage("toast.invalidation has a flag no version defines") }
+            toast.invalidation = InvalidationOptions(rawValue: raw)
+        case .resident: toast.resident = try reader.bool()
+        case .transient: toast.transient = try reader.bool()
+        case .level: toast.level = try reader.optional().map { Int($0) }
+        case .markup: toast.markup = try reader.optionalString()
+        case .category: toast.category = try reader.optionalString()
+        case .desktopEntry: toast.desktopEntry = try reader.optionalString()
+        case .soundName: toast.soundName = try reader.optionalString()
         case .urgency:
-            let level = reader.byte()
+            let level = try reader.byte()
+            guard level <= 3 else { throw Damage("toast.urgency has no case of that number") }
             toast.urgency = level == 0 ? nil : ToastUrgency(level: level - 1)
-        case .dedupe: toast.dedupe = reader.byte() != 0
+        case .dedupe: toast.dedupe = try reader.bool()
         case .image:
-            switch reader.byte() {
+            switch try reader.byte() {
             case 0: toast.image = nil
-            case 1: toast.image = .path(reader.string())
-            default:
-                let width = Int(reader.unsigned())
-                let height = Int(reader.unsigned())
-                toast.image = .pixels(width: width, height: height, rgba: reader.byteArray())
+            case 1: toast.image = .path(try reader.string())
+            case 2:
+                let width = try reader.unsigned()
+                let height = try reader.unsigned()
+                // Checked sizes come from `ToastImage.problem`; these only keep `Int` whole.
+                guard width <= UInt64(Int32.max), height <= UInt64(Int32.max) else { throw Damage("toast.image is larger than any image") }
+                toast.image = .pixels(width: Int(width), height: Int(height), rgba: try reader.byteArray())
+            default: throw Damage("toast.image has no case of that number")
             }
         }
     }
+
+    /// Every flag of `InvalidationOptions`.
+    private static let invalidationBits = InvalidationOptions.contextChanged.rawValue | InvalidationOptions.presentationDismissed.rawValue
 
     /// When it expires, read without unpacking the rest.
     var expiresAt: ToastInstant? {
         bytes.withUnsafeBufferPointer { buffer in
-            var reader = Reader(buffer)
-            return reader.optional()
+            var reader = Reader(buffer, checksText: false)
+            do { return try reader.optional() } catch { preconditionFailure("a packed record is damaged: \(error)") }
         }
     }
 
-    var unpacked: ToastRecord {
-        bytes.withUnsafeBufferPointer(unpack)
+    /// Its state and place, read without unpacking the toast.
+    var header: (state: ToastRecord.State, placement: UInt64) {
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = Reader(buffer, checksText: false)
+            do {
+                _ = try reader.optional()
+                _ = try reader.unsigned()
+                _ = try reader.signed()
+                _ = try reader.optional()
+                let placement = try reader.unsigned()
+                return (try reader.byte() == 0 ? .queued : .shown, placement)
+            } catch {
+                preconditionFailure("a packed record is damaged: \(error)")
+            }
+        }
     }
 
-    private func unpack(_ buffer: UnsafeBufferPointer<UInt8>) -> ToastRecord {
-        var reader = Reader(buffer)
-        let expiresAt = reader.optional()
-        let repeatCount = Int(Int64(bitPattern: reader.unsigned()))
-        let createdAt = reader.signed()
-        let presentedAt = reader.optional()
-        let placement = reader.unsigned()
-        let state: ToastRecord.State = reader.byte() == 0 ? .queued : .shown
+    package var unpacked: ToastRecord {
+        bytes.withUnsafeBufferPointer { buffer in
+            // This process packed it: it cannot be damaged.
+            do { return try Self.unpack(id: id, buffer, checksText: false) } catch { preconditionFailure("a packed record is damaged: \(error)") }
+        }
+    }
+
+    /// Reads what `write` wrote, to the last byte. `checksText`: a string
+    /// that is not UTF-8 is damage (for bytes from outside the process);
+    /// otherwise it would be repaired as `String(decoding:)` does.
+    static func unpack(id: ToastID, _ buffer: UnsafeBufferPointer<UInt8>, checksText: Bool) throws(Damage) -> ToastRecord {
+        var reader = Reader(buffer, checksText: checksText)
+        let expiresAt = try reader.optional()
+        let repeatCount = Int(Int64(bitPattern: try reader.unsigned()))
+        let createdAt = try reader.signed()
+        let presentedAt = try reader.optional()
+        let placement = try reader.unsigned()
+        let state: ToastRecord.State =
+            switch try reader.byte() {
+            case 0: .queued
+            case 1: .shown
+            default: throw Damage("the state has no case of that number")
+            }
         var toast = Toast(message: "")
-        toast.withFields { fields in
-            for member in Self.members { Self.unpack(member, into: &fields, from: &reader) }
+        try toast.withFields { (fields) throws(Damage) in
+            for member in Self.members { try Self.unpack(member, into: &fields, from: &reader) }
         }
+        guard reader.remaining == 0 else { throw Damage("\(reader.remaining) bytes follow the last member") }
         return ToastRecord(
             id: id, toast: toast, state: state, repeatCount: repeatCount, createdAt: createdAt,
             presentedAt: presentedAt, expiresAt: expiresAt, placement: placement
         )
+    }
+
+    /// Why bytes are not a packed record.
+    struct Damage: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
     }
 
     // Each case is stored as its index here (`allCases` builds a new array
@@ -322,63 +392,109 @@ struct PackedRecord: Sendable {
         }
     }
 
-    /// Reads what `Writer` wrote (the bytes are this process's own).
+    /// Reads what `Writer` wrote, checking every read: the bytes may come
+    /// from the store, which another process or a damaged disk could have
+    /// written.
     private struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
-        var offset = 0
+        let checksText: Bool
+        private(set) var offset = 0
 
-        init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+        init(_ bytes: UnsafeBufferPointer<UInt8>, checksText: Bool) {
+            self.bytes = bytes
+            self.checksText = checksText
+        }
+
+        var remaining: Int { bytes.count - offset }
 
         // Bounds are checked here, as an array would: the pointer's own
         // subscripts check only in debug builds.
-        mutating func byte() -> UInt8 {
-            precondition(offset < bytes.count, "a packed record ended early")
+        @inline(__always)
+        mutating func byte() throws(Damage) -> UInt8 {
+            guard offset < bytes.count else { throw Damage("the record ends early") }
             defer { offset += 1 }
             return bytes[offset]
         }
 
-        mutating func unsigned() -> UInt64 {
+        mutating func unsigned() throws(Damage) -> UInt64 {
             var value: UInt64 = 0
             var shift: UInt64 = 0
             while true {
-                let next = byte()
+                let next = try byte()
+                // The tenth byte holds the 64th bit alone.
+                guard shift < 63 || next <= 1 else { throw Damage("a number is longer than 64 bits") }
                 value |= UInt64(next & 0x7f) << shift
                 if next < 0x80 { return value }
                 shift += 7
             }
         }
 
-        mutating func signed() -> Int64 {
-            let raw = unsigned()
+        mutating func signed() throws(Damage) -> Int64 {
+            let raw = try unsigned()
             return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
         }
 
-        mutating func optional() -> Int64? {
-            byte() == 0 ? nil : signed()
+        mutating func optional() throws(Damage) -> Int64? {
+            switch try byte() {
+            case 0: nil
+            case 1: try signed()
+            default: throw Damage("an optional number is neither absent nor present")
+            }
         }
 
-        mutating func optionalString() -> String? {
-            byte() == 0 ? nil : string()
+        mutating func bool() throws(Damage) -> Bool {
+            switch try byte() {
+            case 0: false
+            case 1: true
+            default: throw Damage("a flag is neither 0 nor 1")
+            }
         }
 
-        mutating func double() -> Double {
+        /// A case's number, checked to be one of `count`.
+        mutating func choice(of count: Int, _ name: @autoclosure () -> String) throws(Damage) -> Int {
+            let index = Int(try byte())
+            guard index < count else { throw Damage("\(name()) has no case \(index)") }
+            return index
+        }
+
+        mutating func optionalString() throws(Damage) -> String? {
+            switch try byte() {
+            case 0: nil
+            case 1: try string()
+            default: throw Damage("an optional text is neither absent nor present")
+            }
+        }
+
+        mutating func double() throws(Damage) -> Double {
             var bits: UInt64 = 0
-            for shift in stride(from: 0, to: 64, by: 8) { bits |= UInt64(byte()) << UInt64(shift) }
+            for shift in stride(from: 0, to: 64, by: 8) { bits |= UInt64(try byte()) << UInt64(shift) }
             return Double(bitPattern: bits)
         }
 
-        mutating func byteArray() -> [UInt8] {
-            let count = Int(unsigned())
-            precondition(count <= bytes.count - offset, "a packed record ended early")
-            defer { offset += count }
-            return Array(UnsafeBufferPointer(rebasing: bytes[offset..<offset + count]))
+        private mutating func take() throws(Damage) -> UnsafeBufferPointer<UInt8> {
+            let count = try unsigned()
+            guard count <= UInt64(remaining) else { throw Damage("a text or image is longer than the record") }
+            defer { offset += Int(count) }
+            return UnsafeBufferPointer(rebasing: bytes[offset..<offset + Int(count)])
         }
 
-        mutating func string() -> String {
-            let count = Int(unsigned())
-            precondition(count <= bytes.count - offset, "a packed record ended early")
-            defer { offset += count }
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[offset..<offset + count]), as: UTF8.self)
+        mutating func byteArray() throws(Damage) -> [UInt8] {
+            Array(try take())
+        }
+
+        mutating func string() throws(Damage) -> String {
+            let utf8 = try take()
+            var text = String(decoding: utf8, as: UTF8.self)
+            // Decoding repairs what is not UTF-8 (a bad sequence becomes
+            // U+FFFD): the text came whole only if its bytes did not change.
+            // (`String(validating:)` is generic, and looked up type metadata
+            // on every call: 11% of a restart of 100,000 toasts.)
+            guard checksText else { return text }
+            let whole = text.withUTF8 { decoded in
+                decoded.count == utf8.count && (decoded.isEmpty || memcmp(decoded.baseAddress!, utf8.baseAddress!, decoded.count) == 0)
+            }
+            guard whole else { throw Damage("a text is not UTF-8") }
+            return text
         }
     }
 }

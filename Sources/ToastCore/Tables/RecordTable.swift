@@ -54,6 +54,26 @@ struct RecordTable: Sendable {
         }
     }
 
+    /// Room for `count` more records, of which `queued` wait.
+    mutating func reserveCapacity(_ count: Int, queued waiting: Int) {
+        index.reserveCapacity(index.count + count)
+        queued.reserveCapacity(queued.count + waiting)
+        shown.reserveCapacity(shown.count + count - waiting)
+    }
+
+    /// Adds a record that is not here yet, `packed` being its packed form
+    /// (a queued one keeps those bytes rather than packing itself again).
+    mutating func insert(_ record: ToastRecord, packed: PackedRecord) {
+        precondition(index[record.id] == nil && packed.id == record.id, "a new record is stored under its own id")
+        if record.state == .queued {
+            index[record.id] = ~Int32(queued.count)
+            queued.append(packed)
+        } else {
+            index[record.id] = Int32(shown.count)
+            shown.append(record)
+        }
+    }
+
     /// Its state, read without unpacking a queued record.
     func state(of id: ToastID) -> ToastRecord.State? {
         guard let slot = index[id] else { return nil }

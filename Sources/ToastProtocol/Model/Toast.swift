@@ -61,7 +61,7 @@ public struct Toast: Sendable, Hashable {
 
     /// Changes the fields in place, unshared once for all of them (a
     /// packed record's unpacking sets every one).
-    package mutating func withFields<Result>(_ body: (inout Fields) throws -> Result) rethrows -> Result {
+    package mutating func withFields<Result, Failure: Error>(_ body: (inout Fields) throws(Failure) -> Result) throws(Failure) -> Result {
         try body(&unique)
     }
 

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+import ToastProtocol
+
+/// A live toast as toastd's store keeps it: a format number, then the
+/// record packed as the scheduler packs a waiting one (`PackedRecord`).
+///
+/// Reading 100,000 live toasts stored as JSON took 42% of a restart
+/// (docs/BENCHMARKS.md, "At rest"): the parse, a sort of each object's
+/// members, a typed decode through dictionaries. These bytes read in one
+/// pass. They come from a file, which another process or a damaged disk
+/// may have written, so the read is as strict as the wire's: every length
+/// within the bytes, every text UTF-8, every number of a case one that
+/// exists, nothing left over, and then the toast checked by
+/// `Toast.validate`, as an add is.
+public enum StoredToast {
+    /// Changes whenever `PackedRecord`'s layout does: the order of
+    /// `ToastMember`, of an enumeration's cases, or a member's encoding.
+    /// Rows of another format are damage (a newer toastd wrote them).
+    public static let format: UInt8 = 1
+
+    /// Why stored bytes are not a live toast.
+    public struct Damage: Error, CustomStringConvertible, Sendable {
+        public var description: String
+    }
+
+    /// `record` in the stored form, lent to `body`.
+    public static func withBytes<Result>(of record: ToastRecord, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        try PackedRecord.withPacked(record, after: 1) { bytes in
+            bytes[0] = format
+            return try body(UnsafeBufferPointer(bytes))
+        }
+    }
+
+    /// The record stored as `bytes` under `id`, checked, and packed as the
+    /// scheduler keeps it (the same bytes, without the format number).
+    package static func packed(id: ToastID, from bytes: UnsafeBufferPointer<UInt8>) throws(Damage) -> PackedRecord {
+        _ = try record(id: id, from: bytes)
+        return PackedRecord(id: id, bytes: Array(bytes.dropFirst()))
+    }
+
+    /// The record stored as `bytes` under `id`, checked.
+    public static func record(id: ToastID, from bytes: UnsafeBufferPointer<UInt8>) throws(Damage) -> ToastRecord {
+        guard let first = bytes.first else { throw Damage(description: "the toast \(id) is stored empty") }
+        guard first == format else {
+            throw Damage(description: "the toast \(id) is stored in format \(first), which this toastd does not read (it reads \(format))")
+        }
+        guard id > 0 else { throw Damage(description: "a toast is stored under id \(id)") }
+        let record: ToastRecord
+        do {
+            record = try PackedRecord.unpack(id: id, UnsafeBufferPointer(rebasing: bytes.dropFirst()), checksText: true)
+        } catch {
+            throw Damage(description: "the toast \(id) is damaged: \(error)")
+        }
+        do {
+            try record.toast.validate()
+        } catch {
+            throw Damage(description: "the toast \(id) is not valid: \(error.field.map { $0 + " " } ?? "")\(error.message)")
+        }
+        // The wire's reader checks a level's range (`FieldReader.level`), `validate` does not.
+        if let level = record.toast.level, !PauseLevels.range.contains(level) {
+            throw Damage(description: "the toast \(id) has level \(level), outside \(PauseLevels.range)")
+        }
+        return record
+    }
+}
