@@ -13,7 +13,8 @@ import ToastRegex
 /// A line `~SOURCE` switches the connection's default source (as a new
 /// client would), a line `!N` puts rule set N in force (a reload; see
 /// `ruleSets`), a line `^` closes the connection (which releases its
-/// inhibitor), and any other line is a protocol request, handled exactly
+/// inhibitor), a line `%BYTES` is read as a live toast from the store
+/// (`storedToastProblem`), and any other line is a protocol request, handled exactly
 /// as toastd handles a line from a socket (and the add fast path must decode
 /// it as the general decoder does). After every step the
 /// `SchedulerInvariants` are checked, and every reply must be JSON that
@@ -79,6 +80,8 @@ public enum FuzzInput {
                 invariants.observe(events(of: service.reconfigure(configuration, rules: rules, now: now)))
             case UInt8(ascii: "^"):
                 invariants.observe(events(of: service.disconnect(0, now: now)))
+            case UInt8(ascii: "%"):
+                if let problem = storedToastProblem(line.dropFirst()), replyViolations.count < 5 { replyViolations.append(problem) }
             default:
                 let (decoded, agrees) = WireDecoder.decodeBothWays(UnsafeBufferPointer(rebasing: line))
                 if !agrees, replyViolations.count < 5 {
@@ -137,6 +140,20 @@ public enum FuzzInput {
             if case .publish(let event) = effect { return event }
             return nil
         }
+    }
+
+    /// Bytes read as a stored live toast (`StoredToast`, which a damaged
+    /// disk or another program may have written) are damage, or a toast
+    /// the wire would take that stores back to bytes reading as itself.
+    static func storedToastProblem(_ bytes: UnsafeBufferPointer<UInt8>.SubSequence) -> String? {
+        guard let record = try? StoredToast.record(id: 1, from: UnsafeBufferPointer(rebasing: bytes)) else { return nil }
+        do {
+            try record.toast.validate()
+        } catch {
+            return "a stored toast read as one the wire refuses: \(error)"
+        }
+        let again = StoredToast.withBytes(of: record) { try? StoredToast.record(id: 1, from: $0) }
+        return again == record ? nil : "a stored toast does not read back as itself once stored again"
     }
 
     /// Decimal digits as milliseconds, capped at one day; anything else is 1 ms.

@@ -67,6 +67,20 @@ struct FuzzRegressionTests {
         #expect(FuzzInput.readsBack(Array(#"{"ok":true,"ref":8}"#.utf8) + [UInt8(ascii: "\n")], as: reply)?.contains("does not read back") == true)
     }
 
+    /// The seed of stored toasts (`%` lines) holds toasts that read, so
+    /// that the fuzzer starts from the reader's whole path, not its first
+    /// refusal.
+    @Test func theStoredToastSeedReads() throws {
+        let bytes = try [UInt8](Data(contentsOf: Self.fuzzDirectory.appending(path: "corpus/stored-toasts.bin")))
+        let lines = bytes.split(separator: UInt8(ascii: "\n")).filter { $0.first == UInt8(ascii: "%") }
+        #expect(lines.count == 2)
+        for line in lines {
+            let record = Array(line.dropFirst()).withUnsafeBufferPointer { try? StoredToast.record(id: 1, from: $0) }
+            #expect(record != nil)
+            #expect(Array(line).withUnsafeBufferPointer { FuzzInput.storedToastProblem($0.dropFirst()) } == nil)
+        }
+    }
+
     @Test func theDriverCatchesABrokenPromise() {
         var machine = SchedulerStateMachine(configuration: FuzzInput.configuration)
         var invariants = SchedulerInvariants(configuration: FuzzInput.configuration)
