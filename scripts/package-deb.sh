@@ -82,6 +82,15 @@ mkdir -p "$work/src/debian"
 printf 'Source: toastd\n\nPackage: toastd\nArchitecture: any\n' >"$work/src/debian/control"
 depends="$(cd "$work/src" && dpkg-shlibdeps -O -e"$root/usr/bin/toastd" -e"$root/usr/bin/toast-tail" -e"$root/usr/bin/toast-notify" \
     -e"$root/usr/bin/toast-overlay" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')"
+# Binaries linked with packed relative relocations (DT_RELR, build-release.sh)
+# need the loader of glibc 2.36 (GLIBC_ABI_DT_RELR), which dpkg-shlibdeps
+# does not count: it reads only the symbols' versions.
+if grep -q GLIBC_ABI_DT_RELR "$root/usr/bin/"*; then
+    floor="$(sed -n 's/.*libc6 (>= \([^)]*\)).*/\1/p' <<<"$depends")"
+    if [ -n "$floor" ] && dpkg --compare-versions "$floor" lt 2.36; then
+        depends="${depends/libc6 (>= $floor)/libc6 (>= 2.36)}"
+    fi
+fi
 
 control() {  # DIR PACKAGE ARCH FIELDS...
     local dir="$1" package="$2" architecture="$3"

@@ -35,6 +35,11 @@ for tool in toastd toast-tail toast-notify toast-overlay; do
     libs="$(ldd "/usr/bin/$tool")"
     ! grep -q -e /opt/swift -e swift -e "not found" <<<"$libs" || fail "$tool loads from the toolchain: $libs"
 done
+# The loader must know packed relative relocations (glibc 2.36) where the binaries use them.
+if grep -q GLIBC_ABI_DT_RELR /usr/bin/toastd; then
+    floor="$(dpkg-deb -f "$toastd_deb" Depends | sed -n 's/.*libc6 (>= \([^)]*\)).*/\1/p')"
+    dpkg --compare-versions "${floor:-0}" ge 2.36 || fail "toastd uses DT_RELR but the package depends on libc6 (>= ${floor:-nothing})"
+fi
 static="$(ldd /usr/bin/toastctl 2>&1 || true)"
 grep -q -e "not a dynamic executable" -e "statically linked" <<<"$static" || fail "toastctl is not static: $static"
 [ -n "$("${plain[@]}" toastctl --version)" ] || fail "toastctl does not run"
