@@ -39,10 +39,9 @@ public struct Toastctl: ParsableCommand {
             do {
                 try Add.add(quick.request, wait: false, timeout: nil, client: quick)
                 Glibc.exit(0)
-            } catch let code as ExitCode {
-                Glibc.exit(code.rawValue)
             } catch {
-                Glibc.exit(1)
+                // As the parsed path ends: the message on stderr, and its status.
+                CommandLineTool.exit(Toastctl.self, for: error)
             }
         }
         CommandLineTool.main(Toastctl.self, arguments: arguments)
