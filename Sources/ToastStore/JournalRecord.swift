@@ -5,7 +5,9 @@ import ToastCore
 /// step leaves in the database, as a commit of it would write them.
 ///
 /// Counters first (next id, last sequence, paused level, modes), then the
-/// toasts written (id and stored body), the toasts deleted, whether the
+/// toasts written (id and stored bytes, `StoredToast`; a record journaled
+/// before those was its JSON body, which starts with `{` and still reads),
+/// the toasts deleted, whether the
 /// history was cleared, the history entries removed, the entries ended, and
 /// the sources bound or released. Integers are little-endian, texts a
 /// UInt32 length and their UTF-8.
@@ -19,7 +21,7 @@ enum JournalRecord {
         out.count(rows.upserts.count)
         for (id, record) in rows.upserts {
             out.integer(id)
-            out.record(record)
+            out.liveToast(record)
         }
         out.count(rows.deletes.count)
         for id in rows.deletes { out.integer(id) }
@@ -51,7 +53,7 @@ enum JournalRecord {
         var rows = ToastStore.Batch.Rows()
         for _ in 0..<(try input.count()) {
             let id = try input.integer()
-            rows.upserts[id] = try input.record()
+            rows.upserts[id] = try input.liveToast(id: id)
         }
         for _ in 0..<(try input.count()) { rows.deletes.insert(try input.integer()) }
         rows.historyCleared = try input.byte() == 1
@@ -100,7 +102,12 @@ enum JournalRecord {
             text.withUTF8 { raw($0) }
         }
 
-        /// A record as the database stores it (`WireEncoder.withStoredRecord`).
+        /// A live toast as the database stores it (`StoredToast`).
+        mutating func liveToast(_ record: ToastRecord) {
+            StoredToast.withBytes(of: record) { raw($0) }
+        }
+
+        /// A history entry's record as the database stores it (`WireEncoder.withStoredRecord`).
         mutating func record(_ record: ToastRecord) {
             WireEncoder.withStoredRecord(record) { raw($0) }
         }
@@ -140,8 +147,26 @@ enum JournalRecord {
             return text
         }
 
+        /// A live toast: its stored bytes, or its JSON body in a record
+        /// journaled before those (a JSON object starts with `{`, the stored
+        /// bytes with their format number).
+        mutating func liveToast(id: ToastID) throws(StepJournal.Failure) -> ToastRecord {
+            let stored = try take(try count())
+            if stored.first == UInt8(ascii: "{") { return try Self.decode(json: stored) }
+            do {
+                return try stored.withUnsafeBufferPointer { (buffer) throws(StoredToast.Damage) in try StoredToast.record(id: id, from: buffer) }
+            } catch {
+                throw .unusable("a journal record holds a toast that is not valid: \(error)")
+            }
+        }
+
+        /// A history entry's record: its JSON body.
         mutating func record() throws(StepJournal.Failure) -> ToastRecord {
-            let body = try text()
+            try Self.decode(json: try take(try count()))
+        }
+
+        private static func decode(json: ArraySlice<UInt8>) throws(StepJournal.Failure) -> ToastRecord {
+            guard let body = String(validating: json, as: UTF8.self) else { throw .unusable("a journal record holds a text that is not UTF-8") }
             do {
                 return try WireDecoder.decodeRecord(try JSONValue.parse(body))
             } catch {

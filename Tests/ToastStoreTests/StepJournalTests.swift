@@ -131,6 +131,40 @@ struct StepJournalTests {
         #expect(throws: StepJournal.Failure.self) { try JournalRecord.read(writer.bytes.dropLast()) }
     }
 
+    /// A live toast is journaled as its stored bytes (`StoredToast`); one a
+    /// toastd before those journaled as its JSON body still reads, so that a
+    /// journal left by a crash survives the upgrade. Damaged bytes are an
+    /// unusable record, not a trap.
+    @Test func aLiveToastReadsInEitherForm() throws {
+        let record = Session.session().0.scheduler.state.records[0]
+        func payload(_ write: (inout JournalRecord.Writer) -> Void) -> [UInt8] {
+            var writer = JournalRecord.Writer(bytes: [])
+            JournalRecord.write(ToastStore.Batch.Rows(), ToastStore.Counters(nextID: 9, lastSequence: 3, pausedLevel: 0, modes: []), into: &writer)
+            // Splice one upsert in place of the empty one (its count, after the counters).
+            var bytes = writer.bytes
+            let countAt = 8 + 8 + 8 + 4
+            bytes.replaceSubrange(countAt..<countAt + 4, with: [1, 0, 0, 0])
+            var upsert = JournalRecord.Writer(bytes: [])
+            upsert.integer(record.id)
+            write(&upsert)
+            bytes.insert(contentsOf: upsert.bytes, at: countAt + 4)
+            return bytes
+        }
+        let packed = payload { $0.liveToast(record) }
+        let json = payload { $0.record(record) }
+        #expect(packed != json)
+        #expect(try JournalRecord.read(packed[...]).0.upserts == [record.id: record])
+        #expect(try JournalRecord.read(json[...]).0.upserts == [record.id: record])
+        // The toast's last byte (its `dedupe` flag), before the 17 bytes of empty rows after it.
+        var damaged = packed
+        damaged[damaged.count - 18] ^= 0xFF
+        #expect {
+            try JournalRecord.read(damaged[...])
+        } throws: { error in
+            "\(error)".contains("a flag is neither 0 nor 1")
+        }
+    }
+
     /// Records are read in order across both files up to the first that is
     /// not whole or does not match its hash.
     @Test func parsingStopsAtTheFirstRecordThatIsNotIntact() throws {
