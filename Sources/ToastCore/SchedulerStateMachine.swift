@@ -141,6 +141,9 @@ public struct SchedulerStateMachine: Sendable {
         var newestID: ToastID = 0
         var newestPlacement: UInt64 = 0
         for index in shown.map(\.index) + waiting {
+            // Ids are unique wherever a state comes from (the store's is its
+            // primary key); a state built otherwise keeps each id's first.
+            guard records.state(of: packed[index].id) == nil else { continue }
             let record = packed[index].unpacked
             if record.state == .shown {
                 stacks[record.stack, default: Stack()].shown.append(record.id)

@@ -44,6 +44,18 @@ struct SchedulerOperationTests {
         #expect(h.machine.count == 1)
     }
 
+    /// The store's ids are unique (its primary key), but a state built by
+    /// hand may repeat one: the restore keeps the first, once, and does not trap.
+    @Test func aRestoredStateWithARepeatedIDKeepsItsFirst() {
+        let first = ToastRecord(id: 4, toast: toast("first"), state: .queued, repeatCount: 1, createdAt: 0)
+        let second = ToastRecord(id: 4, toast: toast("second"), state: .queued, repeatCount: 1, createdAt: 0)
+        let machine = SchedulerStateMachine(restoring: .init(records: [first, second], nextID: 5))
+        #expect(machine.count == 1)
+        #expect(machine.record(4)?.toast.message == "first")
+        #expect(machine.snapshot().toasts.map(\.id) == [4])
+        #expect(machine.snapshot().stacks.map(\.queued) == [1])
+    }
+
     /// With every identity filed under one hash, all but the first go to
     /// the index's overflow table: a re-add or an update by reuse id must
     /// still find its own toast, never the one checked under the hash.
