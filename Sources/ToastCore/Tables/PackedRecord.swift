@@ -257,12 +257,8 @@ package struct PackedRecord: Sendable {
         bytes.withUnsafeBufferPointer { buffer in
             var reader = Reader(buffer, checksText: false)
             do {
-                _ = try reader.optional()
-                _ = try reader.unsigned()
-                _ = try reader.signed()
-                _ = try reader.optional()
-                let placement = try reader.unsigned()
-                return (try reader.byte() == 0 ? .queued : .shown, placement)
+                let header = try Header(&reader)
+                return (header.state, header.placement)
             } catch {
                 preconditionFailure("a packed record is damaged: \(error)")
             }
@@ -281,26 +277,40 @@ package struct PackedRecord: Sendable {
     /// otherwise it would be repaired as `String(decoding:)` does.
     static func unpack(id: ToastID, _ buffer: UnsafeBufferPointer<UInt8>, checksText: Bool) throws(Damage) -> ToastRecord {
         var reader = Reader(buffer, checksText: checksText)
-        let expiresAt = try reader.optional()
-        let repeatCount = Int(Int64(bitPattern: try reader.unsigned()))
-        let createdAt = try reader.signed()
-        let presentedAt = try reader.optional()
-        let placement = try reader.unsigned()
-        let state: ToastRecord.State =
-            switch try reader.byte() {
-            case 0: .queued
-            case 1: .shown
-            default: throw Damage("the state has no case of that number")
-            }
+        let header = try Header(&reader)
         var toast = Toast(message: "")
         try toast.withFields { (fields) throws(Damage) in
             for member in Self.members { try Self.unpack(member, into: &fields, from: &reader) }
         }
         guard reader.remaining == 0 else { throw Damage("\(reader.remaining) bytes follow the last member") }
         return ToastRecord(
-            id: id, toast: toast, state: state, repeatCount: repeatCount, createdAt: createdAt,
-            presentedAt: presentedAt, expiresAt: expiresAt, placement: placement
+            id: id, toast: toast, state: header.state, repeatCount: header.repeatCount, createdAt: header.createdAt,
+            presentedAt: header.presentedAt, expiresAt: header.expiresAt, placement: header.placement
         )
+    }
+
+    /// The record's own numbers, which `write` puts before the toast.
+    private struct Header {
+        var expiresAt: ToastInstant?
+        var repeatCount: Int
+        var createdAt: ToastInstant
+        var presentedAt: ToastInstant?
+        var placement: UInt64
+        var state: ToastRecord.State
+
+        init(_ reader: inout Reader) throws(Damage) {
+            expiresAt = try reader.optional()
+            repeatCount = Int(Int64(bitPattern: try reader.unsigned()))
+            createdAt = try reader.signed()
+            presentedAt = try reader.optional()
+            placement = try reader.unsigned()
+            state =
+                switch try reader.byte() {
+                case 0: .queued
+                case 1: .shown
+                default: throw Damage("the state has no case of that number")
+                }
+        }
     }
 
     /// Why bytes are not a packed record.
