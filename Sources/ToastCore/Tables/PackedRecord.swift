@@ -444,20 +444,17 @@ package struct PackedRecord: Sendable {
             return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
         }
 
-        mutating func optional() throws(Damage) -> Int64? {
-            switch try byte() {
-            case 0: nil
-            case 1: try signed()
-            default: throw Damage("an optional number is neither absent nor present")
-            }
-        }
-
-        mutating func bool() throws(Damage) -> Bool {
+        /// A 0 or 1 as false or true; any other byte is damage to `what`.
+        mutating func bool(_ what: @autoclosure () -> String = "a flag") throws(Damage) -> Bool {
             switch try byte() {
             case 0: false
             case 1: true
-            default: throw Damage("a flag is neither 0 nor 1")
+            default: throw Damage("\(what()) is neither 0 nor 1")
             }
+        }
+
+        mutating func optional() throws(Damage) -> Int64? {
+            try bool("an optional number's presence") ? try signed() : nil
         }
 
         /// A case's number, checked to be one of `count`.
@@ -468,11 +465,7 @@ package struct PackedRecord: Sendable {
         }
 
         mutating func optionalString() throws(Damage) -> String? {
-            switch try byte() {
-            case 0: nil
-            case 1: try string()
-            default: throw Damage("an optional text is neither absent nor present")
-            }
+            try bool("an optional text's presence") ? try string() : nil
         }
 
         mutating func double() throws(Damage) -> Double {
