@@ -242,7 +242,7 @@ package struct PackedRecord: Sendable {
     }
 
     /// Every flag of `InvalidationOptions`.
-    private static let invalidationBits = InvalidationOptions.contextChanged.rawValue | InvalidationOptions.presentationDismissed.rawValue
+    private static let invalidationBits = InvalidationOptions.named.reduce(0) { $0 | $1.option.rawValue }
 
     /// When it expires, read without unpacking the rest.
     var expiresAt: ToastInstant? {
