@@ -142,7 +142,10 @@ enum JournalRecord {
         }
 
         mutating func text() throws(StepJournal.Failure) -> String {
-            let bytes = try take(try count())
+            try Self.text(try take(try count()))
+        }
+
+        private static func text(_ bytes: ArraySlice<UInt8>) throws(StepJournal.Failure) -> String {
             guard let text = String(validating: bytes, as: UTF8.self) else { throw .unusable("a journal record holds a text that is not UTF-8") }
             return text
         }
@@ -152,7 +155,7 @@ enum JournalRecord {
         /// bytes with their format number).
         mutating func liveToast(id: ToastID) throws(StepJournal.Failure) -> ToastRecord {
             let stored = try take(try count())
-            if stored.first == UInt8(ascii: "{") { return try Self.decode(json: stored) }
+            if stored.first == UInt8(ascii: "{") { return try Self.decode(json: try Self.text(stored)) }
             do {
                 return try stored.withUnsafeBufferPointer { (buffer) throws(StoredToast.Damage) in try StoredToast.record(id: id, from: buffer) }
             } catch {
@@ -162,11 +165,10 @@ enum JournalRecord {
 
         /// A history entry's record: its JSON body.
         mutating func record() throws(StepJournal.Failure) -> ToastRecord {
-            try Self.decode(json: try take(try count()))
+            try Self.decode(json: try text())
         }
 
-        private static func decode(json: ArraySlice<UInt8>) throws(StepJournal.Failure) -> ToastRecord {
-            guard let body = String(validating: json, as: UTF8.self) else { throw .unusable("a journal record holds a text that is not UTF-8") }
+        private static func decode(json body: String) throws(StepJournal.Failure) -> ToastRecord {
             do {
                 return try WireDecoder.decodeRecord(try JSONValue.parse(body))
             } catch {
