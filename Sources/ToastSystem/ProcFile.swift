@@ -6,6 +6,12 @@ import Glibc
 /// A file of /proc read whole: its size is unknown until it is read.
 public enum ProcFile {
     public static func read(_ path: String) -> String? {
+        bytes(path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The file's bytes, for a reader that need not build a String of them
+    /// (an smaps text is tens of KiB, read at every start).
+    public static func bytes(_ path: String) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -17,6 +23,6 @@ public enum ProcFile {
             guard count > 0 else { break }
             bytes += chunk[..<count]
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 }

@@ -58,6 +58,26 @@ struct CodePagesTests {
         #expect(found.map(\.resident) == [12 * 1024, 8 * 1024])
     }
 
+    @Test("a path keeps its spaces; lines that are neither a header nor a counted field change nothing")
+    func readsOddLines() {
+        let smaps = [
+            Self.mapping("7f00a000-7f00c000", "r-xp", "/opt/My Tools/lib toast.so", rss: 8),
+            // Not headers: a field line, a truncated header, a bad address.
+            "VmFlags: rd ex\n",
+            "7f00c000-7f00d000 r-xp 00000000\n",
+            "7f00d000-zz r-xp 00000000 fe:00 1 /usr/lib/x.so\n",
+            // A header with upper-case hexadecimal, and an Rss of no number.
+            "7F00E000-7F00F000 r--p 00000000 fe:00 1 /usr/lib/y.so\nRss:  kB\n",
+            Self.mapping("7f010000-7f011000", "r--p", "/usr/lib/z.so", rss: 4),
+        ].joined()
+        let found = CodePages.releasable(smaps: smaps)
+        #expect(found.map(\.mapping) == [
+            CodePages.Mapping(start: 0x7f00_a000, end: 0x7f00_c000, path: "/opt/My Tools/lib toast.so"),
+            CodePages.Mapping(start: 0x7f01_0000, end: 0x7f01_1000, path: "/usr/lib/z.so"),
+        ])
+        #expect(found.map(\.resident) == [8 * 1024, 4 * 1024])
+    }
+
     @Test("releasing this process's code pages leaves it running and maps fewer file pages")
     func releasesLive() throws {
         let before = try #require(Self.residentFileKilobytes())
