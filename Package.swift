@@ -194,6 +194,9 @@ let package = Package(
         .target(name: "ToastFuzzing", dependencies: ["ToastCore", "ToastRegex"]),
         // libFuzzer's entry point (scripts/fuzz.sh); an empty program otherwise.
         .executableTarget(name: "toast-fuzz", dependencies: ["ToastFuzzing"]),
+        // A left click on a headless sway through a virtual pointer (its seat has no
+        // other): the overlay's Wayland click tests. Built with the tests, never installed.
+        .executableTarget(name: "wayland-click", path: "Tests/Tools/wayland-click", linkerSettings: [.linkedLibrary("wayland-client")]),
         .executableTarget(name: "toast-tail", dependencies: ["ToastTail", "CommandLineSupport"]),
         // toast-notify: toastd's toasts on the desktop's own notification server.
         .target(name: "ToastNotify", dependencies: ["ToastSystem", "ToastProtocol", "ToastKit", "CommandLineSupport", "ToastFreedesktop", "SDBus"]),

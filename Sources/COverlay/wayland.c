@@ -108,8 +108,17 @@ static void pointer_button(void *data, struct wl_pointer *p, uint32_t serial, ui
         if (w->stacks[which].surface == w->pointer_surface) ov_stack_click(w->overlay, which, w->pointer_x, w->pointer_y);
 }
 static void pointer_axis(void *d, struct wl_pointer *p, uint32_t time, uint32_t axis, wl_fixed_t value) { (void)d, (void)p, (void)time, (void)axis, (void)value; }
+/* The seat is bound at up to version 5, whose pointer also sends these: a
+ * listener must name every event of the version bound, or libwayland
+ * aborts the process at the first one it has no function for (the first
+ * mouse motion over a card did, until the tests clicked on Wayland). */
+static void pointer_frame(void *d, struct wl_pointer *p) { (void)d, (void)p; }
+static void pointer_axis_source(void *d, struct wl_pointer *p, uint32_t source) { (void)d, (void)p, (void)source; }
+static void pointer_axis_stop(void *d, struct wl_pointer *p, uint32_t time, uint32_t axis) { (void)d, (void)p, (void)time, (void)axis; }
+static void pointer_axis_discrete(void *d, struct wl_pointer *p, uint32_t axis, int32_t discrete) { (void)d, (void)p, (void)axis, (void)discrete; }
 static const struct wl_pointer_listener pointer_listener = {
     .enter = pointer_enter, .leave = pointer_leave, .motion = pointer_motion, .button = pointer_button, .axis = pointer_axis,
+    .frame = pointer_frame, .axis_source = pointer_axis_source, .axis_stop = pointer_axis_stop, .axis_discrete = pointer_axis_discrete,
 };
 
 static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t capabilities) {
