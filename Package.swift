@@ -38,8 +38,6 @@ let package = Package(
         // Heap under the scheduler's deadlines (already in the graph through swift-nio); Deque measured in toast-bench.
         .package(url: "https://github.com/apple/swift-collections", exact: "1.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
-        // GRDB links the system SQLite: libsqlite3-dev (scripts/ensure-packages.sh installs it).
-        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         // The configuration file's parser (toml++ inside; line and column for syntax errors).
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
     ],
@@ -75,11 +73,10 @@ let package = Package(
             name: "Systemd",
             dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")]
         ),
-        // Durable state: the live toasts, counters and history in SQLite (GRDB, WAL).
-        .target(
-            name: "ToastStore",
-            dependencies: ["ToastCore", .product(name: "GRDB", package: "GRDB.swift")]
-        ),
+        // The system SQLite (Debian libsqlite3-dev), for ToastStore alone.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // Durable state: the live toasts, counters and history in SQLite (WAL), through its C API.
+        .target(name: "ToastStore", dependencies: ["ToastCore", "CSQLite"]),
         // The configuration file: role defaults, limits, levels, modes and rules, checked with positions.
         .target(name: "ToastConfig", dependencies: ["ToastCore", "ToastRegex", .product(name: "TOMLKit", package: "TOMLKit")]),
         // org.freedesktop.Notifications over sd-bus: toastd as the desktop's notification server.

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import GRDB
 import ToastCore
 
 /// The scheduler's counters as the store keeps them, and the checks that
@@ -26,14 +25,25 @@ extension ToastStore {
 
     /// A counter of `meta`, nil when absent; one that is not an integer in
     /// `range` throws `Damaged`.
-    static func meta(_ db: Database, _ key: String, in range: ClosedRange<UInt64>) throws -> UInt64? {
-        guard let value = try DatabaseValue.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) else {
-            return nil
+    static func meta(_ db: SQLiteDatabase, _ key: String, in range: ClosedRange<UInt64>) throws -> UInt64? {
+        let query = try db.statement("SELECT value FROM meta WHERE key = ?")
+        try query.bind(.text(key))
+        return try query.first { row -> UInt64 in
+            guard let int = row.integer(0), int >= 0, range.contains(UInt64(int)) else {
+                throw Damaged(reason: "meta's \(key) is \(row.describe(0)), not an integer in \(range)")
+            }
+            return UInt64(int)
         }
-        guard case .int64(let int) = value.storage, int >= 0, range.contains(UInt64(int)) else {
-            throw Damaged(reason: "meta's \(key) is \(String(describing: value).prefix(40)), not an integer in \(range)")
+    }
+
+    /// A text of `meta`, nil when absent; one that is not text throws `Damaged`.
+    static func metaText(_ db: SQLiteDatabase, _ key: String) throws -> String? {
+        let query = try db.statement("SELECT value FROM meta WHERE key = ?")
+        try query.bind(.text(key))
+        return try query.first { row -> String in
+            guard let text = row.text(0) else { throw Damaged(reason: "meta's \(key) is \(row.describe(0)), not text") }
+            return text
         }
-        return UInt64(int)
     }
 
     /// A journaled step's counters must be what a scheduler can hold.

@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import Foundation
-import GRDB
-// The SQLite GRDB links, for the C API on the statements GRDB prepared (`Statement.run`).
-import GRDBSQLite
+import CSQLite
 import Synchronization
 import ToastCore
 
@@ -19,11 +16,12 @@ import Glibc
 /// - One transaction per `Batch` (group commit): the daemon gathers what a
 ///   read burst or a timer tick changed and commits it at once, off its
 ///   event loop, before any reply to it is written.
-/// - Schema changes go through `ToastStore.migrator`, so that a database
+/// - Schema changes go through `ToastStore.migrations`, so that a database
 ///   written by one version opens in the next.
 /// - A lock file (`flock`) keeps a second toastd off the same directory.
 ///
-/// Used from one thread at a time (the daemon's persistence thread).
+/// Used from one thread at a time (the daemon's persistence thread); the
+/// connection is behind a lock all the same.
 public final class ToastStore: @unchecked Sendable {
     public static let fileName = "toastd.sqlite"
 
@@ -57,16 +55,17 @@ public final class ToastStore: @unchecked Sendable {
     }
 
     public let path: String
-    private let database: DatabaseQueue
+    private let connection: SQLiteDatabase
+    private let access = Mutex(())
     private let historySize: Int
     private let lock: Int32
     /// Where small steps are made durable first (`StepJournal`): appended
     /// on the event loop, applied to the database by `commit`.
     public let journal: StepJournal
 
-    private init(path: String, database: DatabaseQueue, historySize: Int, lock: Int32, journal: StepJournal) {
+    private init(path: String, database: SQLiteDatabase, historySize: Int, lock: Int32, journal: StepJournal) {
         self.path = path
-        self.database = database
+        connection = database
         self.historySize = historySize
         self.lock = lock
         self.journal = journal
@@ -74,11 +73,16 @@ public final class ToastStore: @unchecked Sendable {
 
     deinit { close(lock) }
 
+    /// `body` on the connection, under the lock.
+    private func database<Result>(_ body: (SQLiteDatabase) throws -> Result) throws -> Result {
+        try access.withLock { _ in try body(connection) }
+    }
+
     /// Opens (or creates) the state in `directory`, created 0700 if missing.
     /// The directory and every file in it must pass `StateDirectory`'s
     /// checks: a directory another user can write to, or a planted file,
     /// makes the store unavailable (toastd serves from memory and says why).
-    public static func open(directory: String, historySize: Int, now: Date = Date()) throws(Failure) -> (ToastStore, Loaded) {
+    public static func open(directory: String, historySize: Int, now: Int = time(nil)) throws(Failure) -> (ToastStore, Loaded) {
         let lock: Int32
         do {
             try StateDirectory.prepare(directory)
@@ -98,14 +102,14 @@ public final class ToastStore: @unchecked Sendable {
             let database = try openMigrated(path)
             let store = try opened(database, path: path, directory: directory, historySize: historySize, lock: lock, notes: &notes)
             return (store, try store.load(notes: notes))
-        } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode) {
-            let aside = path + ".corrupt-\(Int(now.timeIntervalSince1970))"
+        } catch let error as SQLiteDatabase.Failure where [SQLITE_CORRUPT, SQLITE_NOTADB].contains(error.primary) {
+            let aside = path + ".corrupt-\(now)"
             for suffix in ["", "-wal", "-shm"] { rename(path + suffix, aside + suffix) }
             // The journal's records are changes to that database, not to a fresh one.
             for name in StepJournal.fileNames {
                 rename(directory + "/" + name, aside + "." + name.split(separator: ".").last!)
             }
-            notes.append("the database was corrupt (\(error.message ?? "\(error.resultCode)")); it was moved to \(aside) and a fresh one started")
+            notes.append("the database was corrupt (\(error.message)); it was moved to \(aside) and a fresh one started")
             do {
                 let database = try openMigrated(path)
                 let store = try opened(database, path: path, directory: directory, historySize: historySize, lock: lock, notes: &notes)
@@ -123,28 +127,22 @@ public final class ToastStore: @unchecked Sendable {
     /// The store over an opened database, once the journal's records
     /// newer than the database are applied to it.
     private static func opened(
-        _ database: DatabaseQueue, path: String, directory: String, historySize: Int, lock: Int32, notes: inout [String]
+        _ database: SQLiteDatabase, path: String, directory: String, historySize: Int, lock: Int32, notes: inout [String]
     ) throws -> ToastStore {
-        let (applied, storedKey) = try database.read { db in
-            (
-                try Self.meta(db, "journalApplied", in: 0...maxCounter) ?? 0,
-                try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'journalKey'")
-            )
-        }
+        let applied = try Self.meta(database, "journalApplied", in: 0...maxCounter) ?? 0
+        let storedKey = try Self.metaText(database, "journalKey")
         // The key that signs the journal's records lives in the 0600
         // database; a database without one was written before keys, and
         // gets one now (its unkeyed records are read this once).
         let key: SipHash.Key
         if let storedKey {
             guard let stored = SipHash.Key(hex: storedKey) else {
-                throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "the journal key in meta is not 32 hex digits")
+                throw SQLiteDatabase.Failure.corrupt("the journal key in meta is not 32 hex digits")
             }
             key = stored
         } else {
             key = .random()
-            try database.write { db in
-                try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES ('journalKey', ?)", arguments: [key.hex])
-            }
+            try database.transaction { try Self.setMeta(database, "journalKey", .text(key.hex)) }
         }
         let journal = try StepJournal(directory: directory, lastNumber: applied, key: key, readsLegacyRecords: storedKey == nil)
         let store = ToastStore(path: path, database: database, historySize: historySize, lock: lock, journal: journal)
@@ -152,45 +150,42 @@ public final class ToastStore: @unchecked Sendable {
         return store
     }
 
-    static func openMigrated(_ path: String) throws -> DatabaseQueue {
+    static func openMigrated(_ path: String) throws -> SQLiteDatabase {
         // SQLite opens these by name: each must be this user's own file, not
         // a symlink or another user's (the directory is trusted by now, so
         // nothing can be put in their place after this check).
         for suffix in ["", "-wal", "-shm"] { try StateDirectory.checkExistingFile(path + suffix) }
-        var configuration = Configuration()
-        configuration.busyMode = .immediateError
-        configuration.prepareDatabase { db in
-            // Only this process ever opens the file (the lock file sees to
-            // that), so SQLite need not lock it per transaction nor share its
-            // WAL index through -shm: measured, that was six fcntl calls per
-            // commit. It must be set before WAL is entered.
-            try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
-            // WAL survives a killed process; synchronous=NORMAL skips the
-            // fsync per commit that only a power cut would need.
-            try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            // No checkpoint inside a commit: a commit may run on toastd's
-            // event loop, and a checkpoint syncs the file. `checkpointWAL`
-            // runs them off the loop instead (StatePersistence).
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
-        }
-        let database = try DatabaseQueue(path: path, configuration: configuration)
-        try migrator.migrate(database)
+        // No busy handler: only this process ever opens the file.
+        let database = try SQLiteDatabase(path: path)
+        // Only this process ever opens the file (the lock file sees to
+        // that), so SQLite need not lock it per transaction nor share its
+        // WAL index through -shm: measured, that was six fcntl calls per
+        // commit. It must be set before WAL is entered.
+        try database.execute("PRAGMA locking_mode = EXCLUSIVE")
+        // WAL survives a killed process; synchronous=NORMAL skips the
+        // fsync per commit that only a power cut would need.
+        try database.execute("PRAGMA journal_mode = WAL")
+        try database.execute("PRAGMA synchronous = NORMAL")
+        // No checkpoint inside a commit: a commit may run on toastd's
+        // event loop, and a checkpoint syncs the file. `checkpointWAL`
+        // runs them off the loop instead (StatePersistence).
+        try database.execute("PRAGMA wal_autocheckpoint = 0")
+        try migrate(database)
         // A corrupt page may only show when it is read.
-        try database.read { db in
-            let check = try String.fetchOne(db, sql: "PRAGMA quick_check")
-            if check != "ok" { throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: check) }
-        }
+        let check = try database.prepare("PRAGMA quick_check").first { $0.text(0) }
+        if check != "ok" { throw SQLiteDatabase.Failure.corrupt(check.flatMap { $0 } ?? "quick_check gave no answer") }
         return database
     }
 
-    /// Every schema toastd ever had, in order. Never edit a migration that
-    /// has shipped: add a new one.
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(
-                sql: """
+    /// Every schema toastd ever had, in order, each applied once in a
+    /// transaction of its own. Never edit a migration that has shipped:
+    /// add a new one.
+    static let migrations: [(identifier: String, migrate: @Sendable (SQLiteDatabase) throws -> Void)] = [
+        (
+            "v1",
+            { db in
+                try db.execute(
+                    """
                     CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value NOT NULL);
                     CREATE TABLE toast (id INTEGER PRIMARY KEY NOT NULL, body TEXT NOT NULL);
                     CREATE TABLE history (
@@ -199,111 +194,137 @@ public final class ToastStore: @unchecked Sendable {
                     CREATE INDEX history_by_id ON history(id);
                     CREATE TABLE bound_source (source TEXT PRIMARY KEY NOT NULL);
                     """
-            )
-        }
+                )
+            }
+        ),
         // meta's TEXT key was a separate index b-tree: every commit wrote two
         // pages for two counters. WITHOUT ROWID keeps them in one.
-        migrator.registerMigration("v2: meta without rowid") { db in
-            try db.execute(
-                sql: """
+        (
+            "v2: meta without rowid",
+            { db in
+                try db.execute(
+                    """
                     CREATE TABLE meta_v2 (key TEXT PRIMARY KEY NOT NULL, value NOT NULL) WITHOUT ROWID;
                     INSERT INTO meta_v2 (key, value) SELECT key, value FROM meta;
                     DROP TABLE meta;
                     ALTER TABLE meta_v2 RENAME TO meta;
                     """
-            )
-        }
+                )
+            }
+        ),
         // Live toasts as `StoredToast`'s bytes rather than JSON: reading
         // 100,000 of them through the JSON parser was 42% of a restart
         // (docs/BENCHMARKS.md, "At rest"). History stays JSON: it is read
         // a thousand rows at a time, and `history` replies with it.
-        migrator.registerMigration("v3: live toasts packed") { db in
-            try db.execute(sql: "CREATE TABLE toast_v3 (id INTEGER PRIMARY KEY NOT NULL, packed BLOB NOT NULL)")
-            let insert = try db.makeStatement(sql: "INSERT INTO toast_v3(id, packed) VALUES (?, ?)")
-            for body in try String.fetchAll(db, sql: "SELECT body FROM toast ORDER BY id") {
-                let record = try decodeRecord(body)
-                try insert.run(db) { sqlite3_bind_int64($0, 1, Int64(record.id)) | bindPacked(record, $0, 2) }
+        (
+            "v3: live toasts packed",
+            { db in
+                try db.execute("CREATE TABLE toast_v3 (id INTEGER PRIMARY KEY NOT NULL, packed BLOB NOT NULL)")
+                let insert = try db.prepare("INSERT INTO toast_v3(id, packed) VALUES (?, ?)")
+                try db.prepare("SELECT body FROM toast ORDER BY id").rows { row in
+                    let record = try decodeRecord(row.text(0) ?? "")
+                    try insert.run { $0.bind(integer: Int64(record.id), at: 1) | bindPacked(record, $0, 2) }
+                }
+                try db.execute("DROP TABLE toast; ALTER TABLE toast_v3 RENAME TO toast")
             }
-            try db.execute(sql: "DROP TABLE toast; ALTER TABLE toast_v3 RENAME TO toast")
+        ),
+    ]
+
+    /// Applies the migrations the file has not had. Which ones it has had
+    /// is in `grdb_migrations`, the table of the library (GRDB) that earlier
+    /// toastd versions migrated with: the same table, so that their files
+    /// open here and this version's files in theirs.
+    static func migrate(_ db: SQLiteDatabase) throws {
+        try db.execute("CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+        var applied: Set<String> = []
+        try db.prepare("SELECT identifier FROM grdb_migrations").rows { row in
+            if let identifier = row.text(0) { applied.insert(identifier) }
         }
-        return migrator
+        for (identifier, migration) in migrations where !applied.contains(identifier) {
+            try db.transaction {
+                try migration(db)
+                let record = try db.prepare("INSERT INTO grdb_migrations(identifier) VALUES (?)")
+                try record.bind(.text(identifier))
+                try record.run()
+            }
+        }
     }
 
     // MARK: - Loading
 
     private func load(notes: [String]) throws -> Loaded {
-        try database.write { db in
-            var meta: [String: DatabaseValue] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT key, value FROM meta") { meta[row["key"]] = row["value"] }
-            var instance = meta["instance"].flatMap { String.fromDatabaseValue($0) } ?? ""
-            if instance.isEmpty {
-                instance = ProtocolInfo.newInstance()
-                try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES ('instance', ?)", arguments: [instance])
-            }
-            let records = try Self.liveToasts(db)
-            let history = try Row.fetchAll(
-                db, sql: "SELECT seq, ended_at, shown, reason, body FROM history ORDER BY seq DESC LIMIT ?",
-                arguments: [historySize + ToastHistory.slack(capacity: historySize)]
-            ).reversed().map { row in
-                ToastHistory.Entry(
-                    record: try Self.decodeRecord(row["body"]), shown: row["shown"], reason: row["reason"],
-                    endedAt: row["ended_at"], seq: row["seq"]
-                )
-            }
-            // The scheduler finds each live toast's source's newest among
-            // them; ended toasts are only here.
-            var newest: [String: ToastID] = [:]
-            for entry in history {
-                let source = entry.record.toast.source ?? SchedulerStateMachine.anonymousSource
-                newest[source] = max(newest[source] ?? 0, entry.record.id)
-            }
-            let state = SchedulerStateMachine.State(
-                packedRecords: records,
+        try database { db in
+            try db.transaction {
+                var instance = try Self.metaText(db, "instance") ?? ""
+                if instance.isEmpty {
+                    instance = ProtocolInfo.newInstance()
+                    try Self.setMeta(db, "instance", .text(instance))
+                }
+                let records = try Self.liveToasts(db)
+                let history = try Self.history(db, newest: historySize + ToastHistory.slack(capacity: historySize))
+                // The scheduler finds each live toast's source's newest among
+                // them; ended toasts are only here.
+                var newest: [String: ToastID] = [:]
+                for entry in history {
+                    let source = entry.record.toast.source ?? SchedulerStateMachine.anonymousSource
+                    newest[source] = max(newest[source] ?? 0, entry.record.id)
+                }
                 // Before levels, `paused` was a flag: paused meant the default level.
-                pausedLevel: try Self.meta(db, "pausedLevel", in: 0...Self.maxCounter).map(Int.init)
-                    ?? (meta["paused"].flatMap { Bool.fromDatabaseValue($0) } == true ? PauseLevels().defaultLevel : 0),
-                modes: meta["modes"].flatMap { String.fromDatabaseValue($0) }.map(Self.decodeModes) ?? [],
-                nextID: try Self.meta(db, "nextID", in: 1...Self.maxCounter + 1) ?? 1,
-                lastSequence: try Self.meta(db, "lastSequence", in: 0...Self.maxCounter) ?? 0,
-                newestBySource: newest
-            )
-            let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM history") ?? 0
-            historyRows.withLock { $0 = rows }
-            let bound = try String.fetchAll(db, sql: "SELECT source FROM bound_source ORDER BY source")
-            return Loaded(state: state, instance: instance, history: history, boundSources: bound, notes: notes)
+                let pausedFlag = try Self.meta(db, "paused", in: 0...1).map { $0 == 1 } ?? false
+                let state = SchedulerStateMachine.State(
+                    packedRecords: records,
+                    pausedLevel: try Self.meta(db, "pausedLevel", in: 0...Self.maxCounter).map(Int.init)
+                        ?? (pausedFlag ? PauseLevels().defaultLevel : 0),
+                    modes: try Self.metaText(db, "modes").map(Self.decodeModes) ?? [],
+                    nextID: try Self.meta(db, "nextID", in: 1...Self.maxCounter + 1) ?? 1,
+                    lastSequence: try Self.meta(db, "lastSequence", in: 0...Self.maxCounter) ?? 0,
+                    newestBySource: newest
+                )
+                let rows = try db.statement("SELECT count(*) FROM history").first { $0.integer(0) }.flatMap { $0 } ?? 0
+                historyRows.withLock { $0 = Int(rows) }
+                var bound: [String] = []
+                try db.prepare("SELECT source FROM bound_source ORDER BY source").rows { row in
+                    guard let source = row.text(0) else { throw SQLiteDatabase.Failure.corrupt("a bound source is \(row.describe(0))") }
+                    bound.append(source)
+                }
+                return Loaded(state: state, instance: instance, history: history, boundSources: bound, notes: notes)
+            }
         }
     }
 
-    /// Every live toast, in the order of their ids, read through SQLite's
-    /// C API straight from the row's bytes (GRDB's `fetchAll` made an
-    /// array of 100,000 copies first), checked, and kept packed.
-    private static func liveToasts(_ db: Database) throws -> [PackedRecord] {
-        let prepared = try db.makeStatement(sql: "SELECT id, packed FROM toast ORDER BY id")
-        let statement = prepared.sqliteStatement
-        // GRDB finalizes the statement when `prepared` goes.
-        defer { withExtendedLifetime(prepared) { _ = sqlite3_reset(statement) } }
+    /// The newest `count` history entries, oldest first.
+    private static func history(_ db: SQLiteDatabase, newest count: Int) throws -> [ToastHistory.Entry] {
+        let query = try db.prepare("SELECT seq, ended_at, shown, reason, body FROM history ORDER BY seq DESC LIMIT ?")
+        try query.bind(.integer(Int64(count)))
+        var entries: [ToastHistory.Entry] = []
+        try query.rows { row in
+            guard let seq = row.integer(0), seq >= 0, let endedAt = row.integer(1), let shown = row.integer(2),
+                let reason = row.text(3), let body = row.text(4)
+            else {
+                throw SQLiteDatabase.Failure.corrupt("a history row holds \((0..<5).map { row.describe($0) }.joined(separator: ", "))")
+            }
+            entries.append(
+                ToastHistory.Entry(record: try decodeRecord(body), shown: shown != 0, reason: reason, endedAt: endedAt, seq: UInt64(seq))
+            )
+        }
+        return entries.reversed()
+    }
+
+    /// Every live toast, in the order of their ids, read straight from the
+    /// row's bytes, checked, and kept packed.
+    private static func liveToasts(_ db: SQLiteDatabase) throws -> [PackedRecord] {
         var records: [PackedRecord] = []
-        while true {
-            switch sqlite3_step(statement) {
-            case SQLITE_ROW:
-                let id = sqlite3_column_int64(statement, 0)
-                guard id > 0, sqlite3_column_type(statement, 1) == SQLITE_BLOB else {
-                    throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "a stored toast has id \(id) or bytes that are not a blob")
-                }
-                let bytes = UnsafeBufferPointer(
-                    start: sqlite3_column_blob(statement, 1)?.assumingMemoryBound(to: UInt8.self), count: Int(sqlite3_column_bytes(statement, 1))
-                )
-                do {
-                    records.append(try StoredToast.packed(id: ToastID(id), from: bytes))
-                } catch {
-                    throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "\(error)")
-                }
-            case SQLITE_DONE:
-                return records
-            case let code:
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+        try db.prepare("SELECT id, packed FROM toast ORDER BY id").rows { row in
+            guard let id = row.integer(0), id > 0, let bytes = row.blob(1) else {
+                throw SQLiteDatabase.Failure.corrupt("a stored toast has id \(row.describe(0)) and \(row.describe(1))")
+            }
+            do {
+                records.append(try StoredToast.packed(id: ToastID(id), from: bytes))
+            } catch {
+                throw SQLiteDatabase.Failure.corrupt("\(error)")
             }
         }
+        return records
     }
 
     // MARK: - Committing
@@ -340,9 +361,9 @@ public final class ToastStore: @unchecked Sendable {
         }
         if let newest = newer.last {
             var written = writtenCounters.withLock { $0 }
-            var rows = try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM history") ?? 0 }
-            try database.writeWithoutTransaction { db in
-                try Self.transaction(db) {
+            try database { db in
+                var rows = Int(try db.statement("SELECT count(*) FROM history").first { $0.integer(0) }.flatMap { $0 } ?? 0)
+                try db.transaction {
                     for record in newer {
                         try write(record.rows, counters: record.counters, over: written, historyRows: &rows, db)
                         written = record.counters
@@ -363,8 +384,8 @@ public final class ToastStore: @unchecked Sendable {
         let written = writtenCounters.withLock { $0 }
         var rows = historyRows.withLock { $0 }
         let folded = batch.rows
-        try database.writeWithoutTransaction { db in
-            try Self.transaction(db) { try write(folded, counters: counters, over: written, historyRows: &rows, db) }
+        try database { db in
+            try db.transaction { try write(folded, counters: counters, over: written, historyRows: &rows, db) }
         }
         writtenCounters.withLock { $0 = counters }
         historyRows.withLock { $0 = rows }
@@ -407,9 +428,9 @@ public final class ToastStore: @unchecked Sendable {
             journaled: journal.lastNumber
         )
         var historyRows = 0
-        try database.writeWithoutTransaction { db in
-            try Self.transaction(db) {
-                try db.execute(sql: "DELETE FROM toast; DELETE FROM history; DELETE FROM bound_source")
+        try database { db in
+            try db.transaction {
+                try db.execute("DELETE FROM toast; DELETE FROM history; DELETE FROM bound_source")
                 try write(rows, counters: counters, over: nil, historyRows: &historyRows, db)
             }
         }
@@ -430,66 +451,66 @@ public final class ToastStore: @unchecked Sendable {
     /// 30 µs), and kept fewer than the daemon showed after a `restore`.
     private let historyRows = Mutex(0)
 
-    private func write(_ batch: Batch.Rows, counters: Counters, over written: Counters?, historyRows rows: inout Int, _ db: Database) throws {
-        // The rows of toasts and history go through SQLite's C API: binding
-        // through GRDB's `StatementArguments` cost more than SQLite's own
-        // work on the row (docs/BENCHMARKS.md, section 2, "Both threads, then the rules").
-        let upsert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO toast(id, packed) VALUES (?, ?)")
+    private func write(_ batch: Batch.Rows, counters: Counters, over written: Counters?, historyRows rows: inout Int, _ db: SQLiteDatabase) throws {
+        // Rows are bound and stepped on statements prepared once: binding
+        // through a library's arguments cost more than SQLite's own work on
+        // the row (docs/BENCHMARKS.md, section 2, "Both threads, then the rules").
+        let upsert = try db.statement("INSERT OR REPLACE INTO toast(id, packed) VALUES (?, ?)")
         for record in batch.upserts.values {
-            try upsert.run(db) { statement in
-                sqlite3_bind_int64(statement, 1, Int64(record.id)) | Self.bindPacked(record, statement, 2)
-            }
+            try upsert.run { $0.bind(integer: Int64(record.id), at: 1) | Self.bindPacked(record, $0, 2) }
         }
-        let delete = try db.cachedStatement(sql: "DELETE FROM toast WHERE id = ?")
-        for id in batch.deletes { try delete.run(db) { sqlite3_bind_int64($0, 1, Int64(id)) } }
+        let delete = try db.statement("DELETE FROM toast WHERE id = ?")
+        for id in batch.deletes { try delete.run { $0.bind(integer: Int64(id), at: 1) } }
         if batch.historyCleared {
-            try db.execute(sql: "DELETE FROM history")
+            try db.execute("DELETE FROM history")
             rows = 0
         }
-        let removeEntry = try db.cachedStatement(sql: "DELETE FROM history WHERE id = ?")
+        let removeEntry = try db.statement("DELETE FROM history WHERE id = ?")
         for id in batch.historyRemovals {
-            try removeEntry.run(db) { sqlite3_bind_int64($0, 1, Int64(id)) }
-            rows -= db.changesCount
+            try removeEntry.run { $0.bind(integer: Int64(id), at: 1) }
+            rows -= db.changes
         }
         if !batch.ended.isEmpty && historySize > 0 {
-            let insert = try db.cachedStatement(
-                sql: "INSERT OR REPLACE INTO history(seq, id, ended_at, shown, reason, body) VALUES (?, ?, ?, ?, ?, ?)"
-            )
+            let insert = try db.statement("INSERT OR REPLACE INTO history(seq, id, ended_at, shown, reason, body) VALUES (?, ?, ?, ?, ?, ?)")
             for entry in batch.ended {
-                try insert.run(db) { statement in
-                    sqlite3_bind_int64(statement, 1, Int64(entry.seq))
-                        | sqlite3_bind_int64(statement, 2, Int64(entry.record.id))
-                        | sqlite3_bind_int64(statement, 3, entry.endedAt)
-                        | sqlite3_bind_int64(statement, 4, entry.shown ? 1 : 0)
+                try insert.run { statement in
+                    statement.bind(integer: Int64(entry.seq), at: 1)
+                        | statement.bind(integer: Int64(entry.record.id), at: 2)
+                        | statement.bind(integer: entry.endedAt, at: 3)
+                        | statement.bind(integer: entry.shown ? 1 : 0, at: 4)
                         | Self.bindText(entry.reason, statement, 5)
                         | Self.bindBody(of: entry.record, statement, 6)
                 }
-                rows += db.changesCount
+                rows += db.changes
             }
             if rows > historySize + ToastHistory.slack(capacity: historySize) {
-                try db.cachedStatement(
-                    sql: "DELETE FROM history WHERE seq <= (SELECT seq FROM history ORDER BY seq DESC LIMIT 1 OFFSET ?)"
-                ).execute(arguments: [historySize])
-                rows -= db.changesCount
+                let trim = try db.statement("DELETE FROM history WHERE seq <= (SELECT seq FROM history ORDER BY seq DESC LIMIT 1 OFFSET ?)")
+                try trim.run { $0.bind(integer: Int64(historySize), at: 1) }
+                rows -= db.changes
             }
         }
         for (source, bound) in batch.bound {
-            try db.execute(
-                sql: bound ? "INSERT OR IGNORE INTO bound_source(source) VALUES (?)" : "DELETE FROM bound_source WHERE source = ?",
-                arguments: [source]
+            let statement = try db.statement(
+                bound ? "INSERT OR IGNORE INTO bound_source(source) VALUES (?)" : "DELETE FROM bound_source WHERE source = ?"
             )
+            try statement.run { Self.bindText(source, $0, 1) }
         }
-        let meta = try db.cachedStatement(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)")
-        func set(_ key: String, _ value: Int64) throws {
-            try meta.run(db) { Self.bindText(key, $0, 1) | sqlite3_bind_int64($0, 2, value) }
+        if written?.nextID != counters.nextID { try Self.setMeta(db, "nextID", .integer(Int64(counters.nextID))) }
+        if written?.lastSequence != counters.lastSequence { try Self.setMeta(db, "lastSequence", .integer(Int64(counters.lastSequence))) }
+        if written?.pausedLevel != counters.pausedLevel { try Self.setMeta(db, "pausedLevel", .integer(Int64(counters.pausedLevel))) }
+        if written?.modes != counters.modes { try Self.setMeta(db, "modes", .text(counters.modes.joined(separator: "\n"))) }
+        if counters.journaled > (written?.journaled ?? 0) { try Self.setMeta(db, "journalApplied", .integer(Int64(counters.journaled))) }
+    }
+
+    /// Sets one row of `meta`.
+    static func setMeta(_ db: SQLiteDatabase, _ key: String, _ value: SQLiteValue) throws {
+        try db.statement("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)").run { statement in
+            let keyBound = Self.bindText(key, statement, 1)
+            switch value {
+            case .integer(let integer): return keyBound | statement.bind(integer: integer, at: 2)
+            case .text(let text): return keyBound | Self.bindText(text, statement, 2)
+            }
         }
-        if written?.nextID != counters.nextID { try set("nextID", Int64(counters.nextID)) }
-        if written?.lastSequence != counters.lastSequence { try set("lastSequence", Int64(counters.lastSequence)) }
-        if written?.pausedLevel != counters.pausedLevel { try set("pausedLevel", Int64(counters.pausedLevel)) }
-        if written?.modes != counters.modes {
-            try meta.run(db) { Self.bindText("modes", $0, 1) | Self.bindText(counters.modes.joined(separator: "\n"), $0, 2) }
-        }
-        if counters.journaled > (written?.journaled ?? 0) { try set("journalApplied", Int64(counters.journaled)) }
     }
 
     /// Modes are names without control characters: one a line.
@@ -509,32 +530,14 @@ public final class ToastStore: @unchecked Sendable {
     /// row: SQLite writes nothing for a row that stays byte for byte the
     /// same).
     public func checkpointWAL() throws {
-        try database.writeWithoutTransaction { db in
-            guard let row = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)") else { return }
-            let (busy, frames, copied): (Int, Int, Int) = (row[0], row[1], row[2])
-            guard busy == 0, frames > 0, copied == frames else { return }
-            try Self.transaction(db) {
+        try database { db in
+            let result = try db.statement("PRAGMA wal_checkpoint(PASSIVE)").first { row in (row.integer(0), row.integer(1), row.integer(2)) }
+            guard let (busy, frames, copied) = result, busy == 0, let frames, frames > 0, copied == frames else { return }
+            try db.transaction {
                 try db.execute(
-                    sql: "INSERT OR REPLACE INTO meta(key, value) VALUES ('walRestarts', coalesce((SELECT value FROM meta WHERE key = 'walRestarts'), 0) + 1)"
+                    "INSERT OR REPLACE INTO meta(key, value) VALUES ('walRestarts', coalesce((SELECT value FROM meta WHERE key = 'walRestarts'), 0) + 1)"
                 )
             }
-        }
-    }
-
-    /// `body` in one write transaction, rolled back if it throws. BEGIN and
-    /// COMMIT are cached statements: GRDB's `write` parses both anew each
-    /// time, a tenth of a small step's time on the event loop. They run
-    /// through the C API, like the rows and the counters: GRDB's `execute`
-    /// (its arguments, its statement observation) cost a lone add's commit
-    /// more than SQLite's own work on it (docs/BENCHMARKS.md, section 3).
-    private static func transaction(_ db: Database, _ body: () throws -> Void) throws {
-        try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").run(db) { _ in SQLITE_OK }
-        do {
-            try body()
-            try db.cachedStatement(sql: "COMMIT TRANSACTION").run(db) { _ in SQLITE_OK }
-        } catch {
-            try? db.rollback()
-            throw error
         }
     }
 
@@ -542,89 +545,71 @@ public final class ToastStore: @unchecked Sendable {
     /// sequence number (bytes 12...15, big-endian), for a test to see when
     /// that happened.
     func walRestartCount() throws -> UInt32 {
-        guard let header = FileManager.default.contents(atPath: path + "-wal"), header.count >= 16 else {
-            throw CocoaError(.fileReadCorruptFile)
+        let fd = Glibc.open(path + "-wal", O_RDONLY | O_CLOEXEC)
+        defer { if fd >= 0 { close(fd) } }
+        var header = [UInt8](repeating: 0, count: 16)
+        guard fd >= 0, header.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, 16, 0) }) == 16 else {
+            throw SQLiteDatabase.Failure.corrupt("no WAL header in \(path)-wal")
         }
-        return header.dropFirst(12).prefix(4).reduce(0) { $0 << 8 | UInt32($1) }
+        return header[12..<16].reduce(0) { $0 << 8 | UInt32($1) }
     }
 
     /// Folds the WAL into the database file (for a fixture that is one file).
     func checkpoint() throws {
-        try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        try database { db in try db.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
     }
 
     /// Every toast row (its bytes in hex) and history row as text, columns joined, in order:
     /// for a test to compare what two versions wrote.
     func storedRows() throws -> [String] {
-        try database.read { db in
-            try String.fetchAll(db, sql: "SELECT id || ' ' || hex(packed) FROM toast ORDER BY id")
-                + String.fetchAll(
-                    db, sql: "SELECT seq || ' ' || id || ' ' || ended_at || ' ' || shown || ' ' || reason || ' ' || body FROM history ORDER BY seq"
-                )
+        try database { db in
+            var rows: [String] = []
+            for sql in [
+                "SELECT id || ' ' || hex(packed) FROM toast ORDER BY id",
+                "SELECT seq || ' ' || id || ' ' || ended_at || ' ' || shown || ' ' || reason || ' ' || body FROM history ORDER BY seq",
+            ] {
+                try db.prepare(sql).rows { row in rows.append(row.text(0) ?? "") }
+            }
+            return rows
         }
     }
 
     /// Puts `bytes` in place of a live toast's stored form (tests: a damaged row).
     func overwriteStoredToast(id: ToastID, with bytes: [UInt8]) throws {
-        try database.write { db in
-            try db.execute(sql: "UPDATE toast SET packed = ? WHERE id = ?", arguments: [Data(bytes), Int64(id)])
+        try database { db in
+            try db.prepare("UPDATE toast SET packed = ? WHERE id = ?").run { statement in
+                bytes.withUnsafeBufferPointer { statement.bind(blob: $0, at: 1) } | statement.bind(integer: Int64(id), at: 2)
+            }
         }
     }
 
     func setInstanceForFixture(_ instance: String) throws {
-        try database.write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO meta(key, value) VALUES ('instance', ?)", arguments: [instance])
-        }
+        try database { db in try db.transaction { try Self.setMeta(db, "instance", .text(instance)) } }
     }
 
     // MARK: - Records
 
     /// Binds a record as stored (the toast as the wire shows it, plus its
     /// place) straight from where it was written.
-    private static func bindBody(of record: ToastRecord, _ statement: SQLiteStatement, _ index: Int32) -> Int32 {
-        WireEncoder.withStoredRecord(record) { bytes in
-            sqlite3_bind_text(statement, index, bytes.baseAddress, Int32(bytes.count), sqliteTransient)
-        }
+    private static func bindBody(of record: ToastRecord, _ statement: SQLiteDatabase.Statement, _ index: Int32) -> Int32 {
+        WireEncoder.withStoredRecord(record) { statement.bind(text: $0, at: index) }
     }
 
     /// Binds a live toast as stored (`StoredToast`).
-    private static func bindPacked(_ record: ToastRecord, _ statement: SQLiteStatement, _ index: Int32) -> Int32 {
-        StoredToast.withBytes(of: record) { bytes in
-            sqlite3_bind_blob(statement, index, bytes.baseAddress, Int32(bytes.count), sqliteTransient)
-        }
+    private static func bindPacked(_ record: ToastRecord, _ statement: SQLiteDatabase.Statement, _ index: Int32) -> Int32 {
+        StoredToast.withBytes(of: record) { statement.bind(blob: $0, at: index) }
     }
 
-    private static func bindText(_ text: String, _ statement: SQLiteStatement, _ index: Int32) -> Int32 {
+    private static func bindText(_ text: String, _ statement: SQLiteDatabase.Statement, _ index: Int32) -> Int32 {
         var text = text
-        return text.withUTF8 { sqlite3_bind_text(statement, index, $0.baseAddress, Int32($0.count), sqliteTransient) }
+        return text.withUTF8 { statement.bind(text: $0, at: index) }
     }
-
-    /// SQLite copies what is bound with this before the call returns.
-    private static let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     static func decodeRecord(_ body: String) throws -> ToastRecord {
         do {
             return try WireDecoder.decodeRecord(try JSONValue.parse(body))
         } catch {
-            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "a stored toast is not valid: \(error)")
+            throw SQLiteDatabase.Failure.corrupt("a stored toast is not valid: \(error)")
         }
-    }
-}
-
-extension Statement {
-    /// Binds with `bind`, runs the statement to its end and resets it, all
-    /// through SQLite's C API. Only for statements that return no rows,
-    /// whose every parameter `bind` sets, and that GRDB itself never runs.
-    /// `bind` returns its calls' result codes or-ed together (`SQLITE_OK`
-    /// is 0): a failed bind would leave the last row's value in place.
-    fileprivate func run(_ db: Database, _ bind: (SQLiteStatement) -> Int32) throws {
-        let bound = bind(sqliteStatement)
-        let code = bound == SQLITE_OK ? sqlite3_step(sqliteStatement) : sqlite3_errcode(db.sqliteConnection)
-        guard code == SQLITE_DONE else {
-            let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
-            sqlite3_reset(sqliteStatement)
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
-        }
-        sqlite3_reset(sqliteStatement)
     }
 }

@@ -96,7 +96,7 @@ struct StepJournalTests {
         let journaled = try Data(contentsOf: URL(filePath: directory + "/" + StepJournal.fileNames[0]))
         try Data(repeating: 0x5A, count: 8192).write(to: URL(filePath: directory + "/" + ToastStore.fileName))
         try? FileManager.default.removeItem(atPath: directory + "/" + ToastStore.fileName + "-wal")
-        let (store, loaded) = try ToastStore.open(directory: directory, historySize: 100, now: Date(timeIntervalSince1970: 1_700_000_000))
+        let (store, loaded) = try ToastStore.open(directory: directory, historySize: 100, now: 1_700_000_000)
         #expect(loaded.state.records.isEmpty)
         #expect(loaded.state.nextID == 1)
         #expect(store.journal.sizes == [0, 0])

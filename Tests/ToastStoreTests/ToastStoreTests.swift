@@ -225,7 +225,7 @@ struct ToastStoreTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let garbage = Data(repeating: 0x5A, count: 8192)
         try garbage.write(to: URL(filePath: directory + "/" + ToastStore.fileName))
-        let (_, loaded) = try ToastStore.open(directory: directory, historySize: 10, now: Date(timeIntervalSince1970: 1_700_000_000))
+        let (_, loaded) = try ToastStore.open(directory: directory, historySize: 10, now: 1_700_000_000)
         #expect(loaded.state.records.isEmpty)
         #expect(loaded.notes.count == 1)
         #expect(loaded.notes.first?.contains("corrupt") == true)
