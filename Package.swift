@@ -243,7 +243,7 @@ let package = Package(
         .testTarget(name: "ToastFreedesktopTests", dependencies: ["ToastFreedesktop", "ToastCore", "SDBus"]),
         .testTarget(name: "SDBusTests", dependencies: ["SDBus"]),
         .testTarget(name: "ToastNotifyTests", dependencies: ["ToastNotify", "ToastFreedesktop", "ToastProtocol"]),
-        .testTarget(name: "ToastStoreTests", dependencies: ["ToastStore", "ToastCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ToastStoreTests", dependencies: ["ToastStore", "ToastCore", "CSQLite"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "ToastDaemonTests",
             dependencies: [

@@ -266,7 +266,7 @@ struct ToastStoreTests {
         #expect(loaded.history.map(\.record.id) == [2])
     }
 
-    /// Rows are written through SQLite's C API, not GRDB's arguments: they
+    /// Rows are written through SQLite's C API (`SQLite.swift`): they
     /// must be exactly what the fixture of the current row form wrote
     /// (Fixtures/v3-packed: live toasts as `StoredToast`'s bytes), every
     /// column of every toast and history row, byte for byte. The rows of
