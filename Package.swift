@@ -38,8 +38,6 @@ let package = Package(
         // Heap under the scheduler's deadlines (already in the graph through swift-nio); Deque measured in toast-bench.
         .package(url: "https://github.com/apple/swift-collections", exact: "1.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
-        // The configuration file's parser (toml++ inside; line and column for syntax errors).
-        .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
     ],
     targets: [
         // The protocol: the JSON library (JSON/), the model (Model/) and the
@@ -78,7 +76,9 @@ let package = Package(
         // Durable state: the live toasts, counters and history in SQLite (WAL), through its C API.
         .target(name: "ToastStore", dependencies: ["ToastCore", "CSQLite"]),
         // The configuration file: role defaults, limits, levels, modes and rules, checked with positions.
-        .target(name: "ToastConfig", dependencies: ["ToastCore", "ToastRegex", .product(name: "TOMLKit", package: "TOMLKit")]),
+        // toml++ (Debian libtomlplusplus-dev, header-only) behind a C face: the TOML reader.
+        .target(name: "CTomlReader"),
+        .target(name: "ToastConfig", dependencies: ["ToastCore", "ToastRegex", "CTomlReader"]),
         // org.freedesktop.Notifications over sd-bus: toastd as the desktop's notification server.
         // Safe Swift over sd-bus: a connection, its messages, handlers and
         // signal matches. With Systemd, the only module that imports CSystemd.

@@ -10,6 +10,8 @@ ensure_packages() {
             build)
                 pkg-config --exists libsystemd 2>/dev/null || missing+=(libsystemd-dev pkg-config)
                 [ -e /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
+                # toml++, compiled in header-only by CTomlReader (the configuration reader).
+                [ -e /usr/include/toml++/toml.h ] || missing+=(libtomlplusplus-dev g++)
                 [ -e /usr/include/utf8proc.h ] || missing+=(libutf8proc-dev)
                 # toast-overlay draws with wayland-client or xcb, cairo and
                 # pango, and reads images with gdk-pixbuf.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /// Finds where a key was written in a TOML file, for error messages.
 ///
-/// TOMLKit reports the line and column of a syntax error, but its values
-/// carry no positions. So for a value that parses but means nothing to
+/// toml++ reports the line and column of a syntax error, but the values
+/// `ConfigDocument` hands over carry no positions. So for a value that parses but means nothing to
 /// toastd (`role = "failur"`), this reads the text once more: it follows
 /// the table headers (`[roles.failure]`, the third `[[rule]]`) and finds the
 /// key in that table, inside an inline table when the path goes there.

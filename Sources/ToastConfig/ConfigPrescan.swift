@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-/// What a configuration file is checked for before TOMLKit sees it: the
-/// two things TOMLKit does not bound or cannot show.
+/// What a configuration file is checked for before toml++ sees it
+/// (`ConfigDocument`): two things a TOML reader does not bound, or that
+/// toastd cannot carry.
 ///
 /// - **Dotted keys and table headers nest at most `maxKeyParts` deep.**
-///   toml++ (under TOMLKit) bounds nested arrays and inline tables (256),
+///   toml++ bounds nested arrays and inline tables (256),
 ///   but not `a.a.a...` keys: a 120 KB file of them overflowed the stack
 ///   and crashed toastd (issue #38). toastd's own keys are at most four
 ///   parts deep (`roles.failure.duration`).
-/// - **No NUL in a string.** TOMLKit hands strings over as C strings, so
-///   `"/usr/bin/touch\u0000 --help"` arrived as `/usr/bin/touch`: a
+/// - **No NUL in a string.** A command's arguments end up C strings, and
+///   TOMLKit (which toastd read TOML with before) handed every string over
+///   as one: `"/usr/bin/touch\u0000 --help"` arrived as `/usr/bin/touch`, a
 ///   command that ran something else than it said. An escape of NUL is an
-///   error (a raw NUL byte is one for TOML itself).
+///   error wherever it is (a raw NUL byte is one for TOML itself).
 ///
 /// A small lexer over the bytes: it knows TOML's four kinds of string and
 /// its comments, so that a dot or an escape inside them is read as text.

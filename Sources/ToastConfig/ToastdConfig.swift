@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import TOMLKit
 import ToastCore
 
 /// toastd's configuration file, `$XDG_CONFIG_HOME/toastd/config.toml`:
@@ -58,17 +57,14 @@ public struct ToastdConfig: Sendable {
     public static func parse(_ text: String, path: String = "config.toml") -> Result<ToastdConfig, Invalid> {
         let prescan = ConfigPrescan(text)
         guard prescan.problems.isEmpty else { return .failure(Invalid(path: path, problems: prescan.problems)) }
-        let table: TOMLTable
-        do {
-            table = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            let problem = Problem(line: error.source.begin.line, column: error.source.begin.column, message: error.description)
-            return .failure(Invalid(path: path, problems: [problem]))
-        } catch {
-            return .failure(Invalid(path: path, problems: [Problem(line: 1, column: 1, message: "\(error)")]))
+        let document: JSONValue
+        switch ConfigDocument.parse(text) {
+        case .success(let root): document = root
+        case .failure(let error):
+            return .failure(Invalid(path: path, problems: [Problem(line: error.line, column: error.column, message: error.message)]))
         }
         var reader = ConfigReader(locator: ConfigLocator(text))
-        let config = reader.read(ConfigValue(table))
+        let config = reader.read(ConfigValue(json: document))
         guard reader.problems.isEmpty else {
             let sorted = reader.problems.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
             return .failure(Invalid(path: path, problems: sorted))
@@ -114,31 +110,13 @@ extension SchedulerConfiguration {
     }
 }
 
-/// A TOML value with the path that leads to it, converted to the wire's
-/// JSON values so that durations and names are read by ToastCore's own
-/// decoders: one place knows what a duration is.
+/// A TOML value as the wire's JSON values (`ConfigDocument`), so that
+/// durations and names are read by ToastCore's own decoders: one place
+/// knows what a duration is.
 struct ConfigValue {
     var json: JSONValue
 
-    init(_ table: TOMLTable) { json = Self.convert(table.tomlValue) }
-
     init(json: JSONValue) { self.json = json }
-
-    static func convert(_ value: TOMLValueConvertible) -> JSONValue {
-        switch value.type {
-        case .table:
-            let table = value.table!
-            var members: JSONObject = [:]
-            for key in table.keys { members[key] = convert(table[key]!) }
-            return .object(members)
-        case .array: return .array(value.array!.map { convert($0) })
-        case .string: return .string(value.string!)
-        case .int: return .int(Int64(value.int!))
-        case .double: return .double(value.double!)
-        case .bool: return .bool(value.bool!)
-        case .date, .time, .dateTime: return .string("\(value)")
-        }
-    }
 }
 
 #if canImport(Glibc)

@@ -46,8 +46,8 @@ struct ConfigBoundsTests {
         #expect(Self.problems(text).isEmpty, "\(Self.problems(text))")
     }
 
-    /// TOMLKit hands strings over as C strings: a NUL escape cut the
-    /// command, which then ran /usr/bin/touch. Every spelling is an error,
+    /// A command's arguments are C strings: TOMLKit, which toastd read TOML
+    /// with before, cut the command at a NUL escape, which then ran /usr/bin/touch. Every spelling is an error,
     /// with its place.
     @Test(arguments: [#"\u0000"#, #"\U00000000"#])
     func aNulInAStringIsAnError(escape: String) {
