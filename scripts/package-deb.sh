@@ -55,6 +55,30 @@ docs() {  # the copyright and changelog every Debian package carries
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: toastd
 Source: https://github.com/toastd/toastd
+Comment: The binaries also hold, linked in: the Swift runtime, its standard
+ library and FoundationEssentials (Apache-2.0 with the Runtime Library
+ Exception, https://swift.org/LICENSE.txt); swift-nio, swift-argument-parser,
+ swift-log, swift-collections, swift-atomics and swift-system (Apache-2.0,
+ the text below); and toml++ by Mark Gillard (Expat, in toastd and
+ toast-overlay), whose license is:
+ .
+ Permission is hereby granted, free of charge, to any person obtaining a
+ copy of this software and associated documentation files (the "Software"),
+ to deal in the Software without restriction, including without limitation
+ the rights to use, copy, modify, merge, publish, distribute, sublicense,
+ and/or sell copies of the Software, and to permit persons to whom the
+ Software is furnished to do so, subject to the following conditions:
+ .
+ The above copyright notice and this permission notice shall be included
+ in all copies or substantial portions of the Software.
+ .
+ THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+ IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+ FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL
+ THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR
+ OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE,
+ ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR
+ OTHER DEALINGS IN THE SOFTWARE.
 
 Files: *
 Copyright: 2026 the toastd authors
