@@ -178,11 +178,15 @@ final class SQLiteDatabase {
             }
         }
 
-        /// The first row's value by `read`, or nil when there is no row.
+        /// The first row's value by `read`, or nil when there is no row;
+        /// the rest are not read.
         func first<Value>(_ read: (Row) throws -> Value) throws -> Value? {
-            var value: Value?
-            try rows { row in if value == nil { value = try read(row) } }
-            return value
+            defer { sqlite3_reset(handle) }
+            switch sqlite3_step(handle) {
+            case SQLITE_ROW: return try read(Row(handle: handle))
+            case SQLITE_DONE: return nil
+            case let code: throw failure(code)
+            }
         }
     }
 
@@ -224,10 +228,7 @@ final class SQLiteDatabase {
 }
 
 /// A value bound to a parameter.
-enum SQLiteValue: ExpressibleByIntegerLiteral, ExpressibleByStringLiteral {
+enum SQLiteValue {
     case integer(Int64)
     case text(String)
-
-    init(integerLiteral value: Int64) { self = .integer(value) }
-    init(stringLiteral value: String) { self = .text(value) }
 }

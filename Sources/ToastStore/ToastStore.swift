@@ -280,8 +280,8 @@ public final class ToastStore: @unchecked Sendable {
                     lastSequence: try Self.meta(db, "lastSequence", in: 0...Self.maxCounter) ?? 0,
                     newestBySource: newest
                 )
-                let rows = try db.statement("SELECT count(*) FROM history").first { $0.integer(0) }.flatMap { $0 } ?? 0
-                historyRows.withLock { $0 = Int(rows) }
+                let rows = try Self.historyRowCount(db)
+                historyRows.withLock { $0 = rows }
                 var bound: [String] = []
                 try db.prepare("SELECT source FROM bound_source ORDER BY source").rows { row in
                     guard let source = row.text(0) else { throw SQLiteDatabase.Failure.corrupt("a bound source is \(row.describe(0))") }
@@ -290,6 +290,10 @@ public final class ToastStore: @unchecked Sendable {
                 return Loaded(state: state, instance: instance, history: history, boundSources: bound, notes: notes)
             }
         }
+    }
+
+    private static func historyRowCount(_ db: SQLiteDatabase) throws -> Int {
+        Int(try db.statement("SELECT count(*) FROM history").first { $0.integer(0) }.flatMap { $0 } ?? 0)
     }
 
     /// The newest `count` history entries, oldest first.
@@ -362,7 +366,7 @@ public final class ToastStore: @unchecked Sendable {
         if let newest = newer.last {
             var written = writtenCounters.withLock { $0 }
             try database { db in
-                var rows = Int(try db.statement("SELECT count(*) FROM history").first { $0.integer(0) }.flatMap { $0 } ?? 0)
+                var rows = try Self.historyRowCount(db)
                 try db.transaction {
                     for record in newer {
                         try write(record.rows, counters: record.counters, over: written, historyRows: &rows, db)
