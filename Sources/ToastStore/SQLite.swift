@@ -52,12 +52,8 @@ final class SQLiteDatabase {
 
     /// Runs `sql`, one statement or several separated by semicolons, none with parameters.
     func execute(_ sql: String) throws(Failure) {
-        var error: UnsafeMutablePointer<CChar>?
-        let code = sqlite3_exec(handle, sql, nil, nil, &error)
-        defer { sqlite3_free(error) }
-        guard code == SQLITE_OK else {
-            throw Failure(code: sqlite3_extended_errcode(handle), message: error.map { String(cString: $0) } ?? lastMessage)
-        }
+        let code = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard code == SQLITE_OK else { throw Self.failure(code, handle) }
     }
 
     /// The statement for `sql`, prepared the first time and kept.
@@ -92,8 +88,6 @@ final class SQLiteDatabase {
         }
     }
 
-    private var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
-
     /// The failure `code` stands for, on the connection `connection`.
     fileprivate static func failure(_ code: Int32, _ connection: OpaquePointer?) -> Failure {
         guard let connection else { return Failure(code: code, message: String(cString: sqlite3_errstr(code))) }
@@ -121,21 +115,21 @@ final class SQLiteDatabase {
         /// SQLite copies what is bound with this before the call returns.
         private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-        /// Binds `values` in order (an Int64, a String as text, a byte buffer
-        /// as a blob, nil as NULL), every parameter of the statement.
-        func bind(_ values: SQLiteValue?...) throws(Failure) {
+        /// Binds `values` in order, every parameter of the statement, for
+        /// `rows` or `first` to read what it selects.
+        func bind(_ values: SQLiteValue...) throws(Failure) {
             sqlite3_reset(handle)
             var code = SQLITE_OK
-            for (index, value) in values.enumerated() {
-                let position = Int32(index + 1)
-                switch value {
-                case nil: code |= sqlite3_bind_null(handle, position)
-                case .integer(let integer)?: code |= sqlite3_bind_int64(handle, position, integer)
-                case .text(var text)?:
-                    code |= text.withUTF8 { sqlite3_bind_text(handle, position, $0.baseAddress, Int32($0.count), Self.transient) }
-                }
-            }
+            for (index, value) in values.enumerated() { code |= bind(value, at: Int32(index + 1)) }
             guard code == SQLITE_OK else { throw failure(sqlite3_errcode(sqlite3_db_handle(handle))) }
+        }
+
+        /// The `bind` calls of `run` return SQLite's result code.
+        func bind(_ value: SQLiteValue, at position: Int32) -> Int32 {
+            switch value {
+            case .integer(let integer): bind(integer: integer, at: position)
+            case .text(var text): text.withUTF8 { bind(text: $0, at: position) }
+            }
         }
 
         func bind(integer: Int64, at position: Int32) -> Int32 { sqlite3_bind_int64(handle, position, integer) }

@@ -26,9 +26,7 @@ extension ToastStore {
     /// A counter of `meta`, nil when absent; one that is not an integer in
     /// `range` throws `Damaged`.
     static func meta(_ db: SQLiteDatabase, _ key: String, in range: ClosedRange<UInt64>) throws -> UInt64? {
-        let query = try db.statement("SELECT value FROM meta WHERE key = ?")
-        try query.bind(.text(key))
-        return try query.first { row -> UInt64 in
+        try metaValue(db, key) { row -> UInt64 in
             guard let int = row.integer(0), int >= 0, range.contains(UInt64(int)) else {
                 throw Damaged(reason: "meta's \(key) is \(row.describe(0)), not an integer in \(range)")
             }
@@ -38,12 +36,17 @@ extension ToastStore {
 
     /// A text of `meta`, nil when absent; one that is not text throws `Damaged`.
     static func metaText(_ db: SQLiteDatabase, _ key: String) throws -> String? {
-        let query = try db.statement("SELECT value FROM meta WHERE key = ?")
-        try query.bind(.text(key))
-        return try query.first { row -> String in
+        try metaValue(db, key) { row -> String in
             guard let text = row.text(0) else { throw Damaged(reason: "meta's \(key) is \(row.describe(0)), not text") }
             return text
         }
+    }
+
+    /// `meta`'s row for `key`, read by `read`; nil when there is none.
+    private static func metaValue<Value>(_ db: SQLiteDatabase, _ key: String, _ read: (SQLiteDatabase.Row) throws -> Value) throws -> Value? {
+        let query = try db.statement("SELECT value FROM meta WHERE key = ?")
+        try query.bind(.text(key))
+        return try query.first(read)
     }
 
     /// A journaled step's counters must be what a scheduler can hold.

@@ -482,7 +482,7 @@ public final class ToastStore: @unchecked Sendable {
                         | statement.bind(integer: Int64(entry.record.id), at: 2)
                         | statement.bind(integer: entry.endedAt, at: 3)
                         | statement.bind(integer: entry.shown ? 1 : 0, at: 4)
-                        | Self.bindText(entry.reason, statement, 5)
+                        | statement.bind(.text(entry.reason), at: 5)
                         | Self.bindBody(of: entry.record, statement, 6)
                 }
                 rows += db.changes
@@ -497,7 +497,7 @@ public final class ToastStore: @unchecked Sendable {
             let statement = try db.statement(
                 bound ? "INSERT OR IGNORE INTO bound_source(source) VALUES (?)" : "DELETE FROM bound_source WHERE source = ?"
             )
-            try statement.run { Self.bindText(source, $0, 1) }
+            try statement.run { $0.bind(.text(source), at: 1) }
         }
         if written?.nextID != counters.nextID { try Self.setMeta(db, "nextID", .integer(Int64(counters.nextID))) }
         if written?.lastSequence != counters.lastSequence { try Self.setMeta(db, "lastSequence", .integer(Int64(counters.lastSequence))) }
@@ -508,13 +508,7 @@ public final class ToastStore: @unchecked Sendable {
 
     /// Sets one row of `meta`.
     static func setMeta(_ db: SQLiteDatabase, _ key: String, _ value: SQLiteValue) throws {
-        try db.statement("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)").run { statement in
-            let keyBound = Self.bindText(key, statement, 1)
-            switch value {
-            case .integer(let integer): return keyBound | statement.bind(integer: integer, at: 2)
-            case .text(let text): return keyBound | Self.bindText(text, statement, 2)
-            }
-        }
+        try db.statement("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)").run { $0.bind(.text(key), at: 1) | $0.bind(value, at: 2) }
     }
 
     /// Modes are names without control characters: one a line.
@@ -602,11 +596,6 @@ public final class ToastStore: @unchecked Sendable {
     /// Binds a live toast as stored (`StoredToast`).
     private static func bindPacked(_ record: ToastRecord, _ statement: SQLiteDatabase.Statement, _ index: Int32) -> Int32 {
         StoredToast.withBytes(of: record) { statement.bind(blob: $0, at: index) }
-    }
-
-    private static func bindText(_ text: String, _ statement: SQLiteDatabase.Statement, _ index: Int32) -> Int32 {
-        var text = text
-        return text.withUTF8 { statement.bind(text: $0, at: index) }
     }
 
     static func decodeRecord(_ body: String) throws -> ToastRecord {
