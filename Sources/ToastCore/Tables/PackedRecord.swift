@@ -246,29 +246,28 @@ package struct PackedRecord: Sendable {
 
     /// When it expires, read without unpacking the rest.
     var expiresAt: ToastInstant? {
-        bytes.withUnsafeBufferPointer { buffer in
+        ownBytes { buffer throws(Damage) in
             var reader = Reader(buffer, checksText: false)
-            do { return try reader.optional() } catch { preconditionFailure("a packed record is damaged: \(error)") }
+            return try reader.optional()
         }
     }
 
     /// Its state and place, read without unpacking the toast.
     var header: (state: ToastRecord.State, placement: UInt64) {
-        bytes.withUnsafeBufferPointer { buffer in
+        ownBytes { buffer throws(Damage) in
             var reader = Reader(buffer, checksText: false)
-            do {
-                let header = try Header(&reader)
-                return (header.state, header.placement)
-            } catch {
-                preconditionFailure("a packed record is damaged: \(error)")
-            }
+            let header = try Header(&reader)
+            return (header.state, header.placement)
         }
     }
 
-    package var unpacked: ToastRecord {
+    package var unpacked: ToastRecord { ownBytes { buffer throws(Damage) in try Self.unpack(id: id, buffer, checksText: false) } }
+
+    /// `read` over bytes this process packed (`init(_:)`, or a store's
+    /// bytes `StoredToast` checked): they cannot be damaged.
+    private func ownBytes<Result>(_ read: (UnsafeBufferPointer<UInt8>) throws(Damage) -> Result) -> Result {
         bytes.withUnsafeBufferPointer { buffer in
-            // This process packed it: it cannot be damaged.
-            do { return try Self.unpack(id: id, buffer, checksText: false) } catch { preconditionFailure("a packed record is damaged: \(error)") }
+            do { return try read(buffer) } catch { preconditionFailure("a packed record is damaged: \(error)") }
         }
     }
 
