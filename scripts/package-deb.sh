@@ -106,15 +106,21 @@ mkdir -p "$work/src/debian"
 printf 'Source: toastd\n\nPackage: toastd\nArchitecture: any\n' >"$work/src/debian/control"
 depends="$(cd "$work/src" && dpkg-shlibdeps -O -e"$root/usr/bin/toastd" -e"$root/usr/bin/toast-tail" -e"$root/usr/bin/toast-notify" \
     -e"$root/usr/bin/toast-overlay" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')"
-# Binaries linked with packed relative relocations (DT_RELR, build-release.sh)
-# need the loader of glibc 2.36 (GLIBC_ABI_DT_RELR), which dpkg-shlibdeps
-# does not count: it reads only the symbols' versions.
-if grep -q GLIBC_ABI_DT_RELR "$root/usr/bin/"*; then
-    floor="$(sed -n 's/.*libc6 (>= \([^)]*\)).*/\1/p' <<<"$depends")"
-    if [ -n "$floor" ] && dpkg --compare-versions "$floor" lt 2.36; then
-        depends="${depends/libc6 (>= $floor)/libc6 (>= 2.36)}"
+# dpkg-shlibdeps reads only the symbols' versions; two needs it does not see
+# raise a floor it wrote (raise_floor PACKAGE VERSION).
+raise_floor() {
+    local floor
+    floor="$(sed -n "s/.*$1 (>= \\([^)]*\\)).*/\\1/p" <<<"$depends")"
+    if [ -n "$floor" ] && dpkg --compare-versions "$floor" lt "$2"; then
+        depends="${depends/$1 (>= $floor)/$1 (>= $2)}"
     fi
-fi
+}
+# Binaries linked with packed relative relocations (DT_RELR, build-release.sh)
+# need the loader of glibc 2.36 (GLIBC_ABI_DT_RELR).
+if grep -q GLIBC_ABI_DT_RELR "$root/usr/bin/"*; then raise_floor libc6 2.36; fi
+# toastd opens its store with SQLITE_OPEN_NOFOLLOW, which SQLite knows from
+# 3.31 on (an older one would fail every open with SQLITE_MISUSE).
+raise_floor libsqlite3-0 3.31
 
 control() {  # DIR PACKAGE ARCH FIELDS...
     local dir="$1" package="$2" architecture="$3"

@@ -40,6 +40,9 @@ if grep -q GLIBC_ABI_DT_RELR /usr/bin/toastd; then
     floor="$(dpkg-deb -f "$toastd_deb" Depends | sed -n 's/.*libc6 (>= \([^)]*\)).*/\1/p')"
     dpkg --compare-versions "${floor:-0}" ge 2.36 || fail "toastd uses DT_RELR but the package depends on libc6 (>= ${floor:-nothing})"
 fi
+# toastd's store needs SQLite 3.31 (SQLITE_OPEN_NOFOLLOW); dpkg-shlibdeps alone writes 3.20.
+floor="$(dpkg-deb -f "$toastd_deb" Depends | sed -n 's/.*libsqlite3-0 (>= \([^)]*\)).*/\1/p')"
+dpkg --compare-versions "${floor:-0}" ge 3.31 || fail "toastd needs SQLite 3.31 but the package depends on libsqlite3-0 (>= ${floor:-nothing})"
 static="$(ldd /usr/bin/toastctl 2>&1 || true)"
 grep -q -e "not a dynamic executable" -e "statically linked" <<<"$static" || fail "toastctl is not static: $static"
 [ -n "$("${plain[@]}" toastctl --version)" ] || fail "toastctl does not run"
