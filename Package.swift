@@ -191,6 +191,11 @@ let package = Package(
         .target(name: "ToastFuzzing", dependencies: ["ToastCore", "ToastRegex"]),
         // libFuzzer's entry point (scripts/fuzz.sh); an empty program otherwise.
         .executableTarget(name: "toast-fuzz", dependencies: ["ToastFuzzing"]),
+        // The swift-nio floor of the start-up benchmark (scripts/bench.sh builds it as toastd is built; never installed).
+        .executableTarget(
+            name: "nio-echo",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
+        ),
         // A left click on a headless sway through a virtual pointer (its seat has no
         // other): the overlay's Wayland click tests. Built with the tests, never installed.
         .executableTarget(name: "wayland-click", path: "Tests/Tools/wayland-click", linkerSettings: [.linkedLibrary("wayland-client")]),

@@ -42,6 +42,12 @@ needs=(build bench)
 ensure_packages "${needs[@]}"
 
 build_release --product toastd
+# The swift-nio floor of the start-up benchmark, built, linked and stripped as toastd is.
+ordered_link toastd
+quiet_build -c release --scratch-path .build-static-stdlib --product nio-echo --static-swift-stdlib \
+    "${ORDERED_LINK[@]}" -Xlinker -z -Xlinker pack-relative-relocs
+mkdir -p .build-bench
+strip --strip-all -o .build-bench/nio-echo "$(swift build -c release --scratch-path .build-static-stdlib --show-bin-path | tail -n 1)/nio-echo"
 swift build -c release --product toast-bench 2>&1 | grep -Ev '^\[|^Building|^Compiling|^Write|^Planning' || true
 mkdir -p .build-bench
 cc -O2 -Wall -Wextra -o .build-bench/oneshot bench/oneshot.c
@@ -89,7 +95,7 @@ echo
 if [ "${#scenarios[@]}" -eq 0 ] || [ "${#rest[@]}" -gt 0 ]; then
     "$RELEASE_BIN/toast-bench" run "${quick[@]}" "${peer[@]}" \
         --toastd "$TOASTD_BIN" --toastd-dynamic "$RELEASE_BIN/toastd" --toastctl "$TOASTCTL_BIN" \
-        --c-oneshot .build-bench/oneshot --c-echo .build-bench/echo --socat "$(command -v socat)" \
+        --c-oneshot .build-bench/oneshot --c-echo .build-bench/echo --nio-echo .build-bench/nio-echo --socat "$(command -v socat)" \
         "${rest[@]}"
 fi
 if ((overlay)); then

@@ -19,6 +19,8 @@ public struct BenchmarkSuite {
         public var cEcho: String
         /// This program, which serves the swift-nio echo baseline.
         public var bench: String
+        /// Sources/nio-echo built as toastd is: the swift-nio floor of a socket-activated start.
+        public var nioEcho: String?
         public var socat: String?
         /// toastd linked the default way (the Swift libraries as shared
         /// objects), for its idle RSS beside `toastd`'s.

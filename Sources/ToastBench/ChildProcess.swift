@@ -11,6 +11,8 @@ public final class ChildProcess: @unchecked Sendable {
     public let pid: pid_t
     public let executable: String
     private var exitStatus: Int32?
+    /// What the child used, once it has ended (`wait`).
+    public private(set) var usage = rusage()
 
     /// Starts `executable`. `stdin` names a file to read from (default
     /// /dev/null); stdout and stderr go to `output` (default /dev/null).
@@ -37,7 +39,7 @@ public final class ChildProcess: @unchecked Sendable {
     public func wait() -> Int32 {
         if let exitStatus { return exitStatus }
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
         let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         exitStatus = code
         return code
@@ -55,12 +57,28 @@ public final class ChildProcess: @unchecked Sendable {
     public static func time(
         _ executable: String, _ arguments: [String], stdin: String = "/dev/null", environment: [String: String] = [:]
     ) throws -> UInt64 {
+        try run(executable, arguments, stdin: stdin, environment: environment).elapsed
+    }
+
+    /// One run of a program: its wall time, and the major page faults it
+    /// took and the 512-byte blocks it read from disk doing so (a binary
+    /// the page cache let go of is read back at its first run).
+    public struct Run {
+        public var elapsed: UInt64
+        public var majorFaults: Int
+        public var blocksRead: Int
+    }
+
+    /// Runs a program to its end; throws when it fails.
+    public static func run(
+        _ executable: String, _ arguments: [String], stdin: String = "/dev/null", environment: [String: String] = [:]
+    ) throws -> Run {
         let start = monotonicNanoseconds()
         let child = try ChildProcess(executable, arguments, stdin: stdin, environment: environment)
         let status = child.wait()
         let elapsed = monotonicNanoseconds() - start
         guard status == 0 else { throw BenchError("\(executable) \(arguments.joined(separator: " ")) exited with \(status)") }
-        return elapsed
+        return Run(elapsed: elapsed, majorFaults: child.usage.ru_majflt, blocksRead: child.usage.ru_inblock)
     }
 
     /// Resident set size and its peak, in KiB, from /proc.

@@ -53,14 +53,41 @@ extension BenchmarkSuite {
             return
         }
         var activated = Samples()
-        for _ in 0..<runs { activated.append(try socketActivatedAdd(activator: activator, state: empty)) }
+        for _ in 0..<runs {
+            activated.append(try socketActivated(activator: activator, server: [programs.toastd] + toastdArguments(socket: "{socket}", state: empty)) { socket in
+                (programs.toastctl, ["add", "--socket", socket, "first of the session"])
+            })
+        }
         let server = try startToastd(state: empty)
-        defer { server.stop() }
         let warm = try Self.adds(toastctl: programs.toastctl, socket: server.socket, count: quick ? 10 : 30)
+        server.stop()
         var activation = Table("first toastctl add", "median ms", "× warm", "runs", "target")
         activation.add("toastd already running (warm)", Figure.fixed(warm.median), "1.00×", "\(warm.count)", "")
         activation.add("socket-activated: toastd started by the add", Figure.fixed(activated.median), Figure.ratio(activated.median / warm.median), "\(runs)", "≤ 3×")
         print(activation.markdown + "\n")
+
+        // The same start under the C one-shot client, for three servers: what
+        // any server pays here to be started by its first client (the C
+        // echo), what swift-nio's start adds to that (nio-echo, built and
+        // linked as toastd is), and toastd.
+        var floors = Table("server started by the C client's connection", "warm ms", "socket-activated ms", "× warm", "runs")
+        var servers: [(String, [String], Bool)] = [("C line echo (bench/echo.c)", [programs.cEcho, "{socket}"], true)]
+        if let nioEcho = programs.nioEcho { servers.append(("swift-nio echo (nio-echo, linked as toastd)", [nioEcho, "{socket}"], true)) }
+        servers.append(("toastd", [programs.toastd] + toastdArguments(socket: "{socket}", state: empty), false))
+        for (label, command, echoes) in servers {
+            let client = { (socket: String) in (self.programs.cOneShot, [socket, "first"] + (echoes ? ["--any-reply"] : [])) }
+            var started = Samples(), running = Samples()
+            for _ in 0..<runs { started.append(try socketActivated(activator: activator, server: command, client: client)) }
+            let server = try ServerUnderTest(name: label, executable: command[0], arguments: Array(command.dropFirst()), environment: benchEnvironment)
+            for index in 0..<(3 + (quick ? 10 : 30)) {
+                let (executable, arguments) = client(server.socket)
+                let elapsed = Double(try ChildProcess.time(executable, arguments)) / 1e6
+                if index >= 3 { running.append(elapsed) }
+            }
+            server.stop()
+            floors.add(label, Figure.fixed(running.median), Figure.fixed(started.median), Figure.ratio(started.median / running.median), "\(runs)")
+        }
+        print(floors.markdown + "\n")
     }
 
     /// Runs a toastd on `state` (a new directory), lets `fill` talk to it, and stops it.
@@ -92,16 +119,15 @@ extension BenchmarkSuite {
         throw BenchError("toastd on \(state) gave no reply within a minute")
     }
 
-    /// Milliseconds for one `toastctl add` whose connection starts toastd
-    /// (through systemd-socket-activate, which execs toastd on it).
-    private func socketActivatedAdd(activator: String, state: String) throws -> Double {
+    /// Milliseconds for one run of `client` whose connection starts
+    /// `server` (through systemd-socket-activate, which execs it on the
+    /// socket); `{socket}` in either stands for the socket.
+    private func socketActivated(activator: String, server: [String], client: (String) -> (String, [String])) throws -> Double {
         let directory = try Self.temporaryDirectory("/tmp/toast-bench-activate-XXXXXX")
         defer { rmdir(directory) }
         let socket = directory + "/s.sock"
         let environment = benchEnvironment.map { "\($0.key)=\($0.value)" }.flatMap { ["-E", $0] }
-        let activated = try ChildProcess(
-            activator, ["-l", socket] + environment + [programs.toastd] + toastdArguments(socket: socket, state: state)
-        )
+        let activated = try ChildProcess(activator, ["-l", socket] + environment + server.map { $0 == "{socket}" ? socket : $0 })
         defer {
             activated.terminate()
             unlink(socket)
@@ -109,8 +135,8 @@ extension BenchmarkSuite {
         var status = stat()
         for _ in 0..<1_000 where stat(socket, &status) != 0 { usleep(5_000) }
         usleep(50_000)  // systemd-socket-activate listens; nothing has connected yet
-        let elapsed = try ChildProcess.time(programs.toastctl, ["add", "--socket", socket, "first of the session"])
-        return Double(elapsed) / 1e6
+        let (executable, arguments) = client(socket)
+        return Double(try ChildProcess.time(executable, arguments)) / 1e6
     }
 
     /// `count` runs of `toastctl add` against a running toastd, after a few to warm up.
@@ -135,7 +161,11 @@ extension BenchmarkSuite {
     public struct Resting {
         /// Who rests, and which client wakes it.
         enum Kind: CaseIterable {
-            /// toastd as shipped, woken by `toastctl add` (the issue's figure).
+            /// toastd as shipped, woken by a copy of toastctl that rested as
+            /// long (nothing ran it): a session's first `toastctl add`, the
+            /// issue's figure.
+            case sessionFirst
+            /// toastd as shipped, woken by `toastctl add` run just before.
             case shipped
             /// toastd that keeps its code pages (`TOASTD_KEEP_CODE_PAGES`), woken by `toastctl add`.
             case kept
@@ -146,10 +176,11 @@ extension BenchmarkSuite {
 
             var label: String {
                 switch self {
-                case .shipped: "toastd as shipped (start-up's code pages let go once ready); toastctl add"
-                case .kept: "toastd, code pages kept (TOASTD_KEEP_CODE_PAGES=1); toastctl add"
-                case .shippedCClient: "toastd as shipped; the C one-shot client (toastd's own share)"
-                case .cEcho: "C line echo (bench/echo.c); the C one-shot client (the machine's floor)"
+                case .sessionFirst: "toastd as shipped; a toastctl that rested as long (a session's first toastctl add)"
+                case .shipped: "toastd as shipped (start-up's code pages let go once ready); toastctl add, warm"
+                case .kept: "toastd, code pages kept (TOASTD_KEEP_CODE_PAGES=1); toastctl add, warm"
+                case .shippedCClient: "toastd as shipped; the C one-shot client, warm (toastd's own share)"
+                case .cEcho: "C line echo (bench/echo.c); the C one-shot client, warm (the machine's floor)"
                 }
             }
         }
@@ -157,6 +188,9 @@ extension BenchmarkSuite {
         struct Daemon {
             var server: ServerUnderTest
             var kind: Kind
+            /// The client that wakes it: its own copy of toastctl for a
+            /// session's first add, else the one every run shares.
+            var client: String
         }
         var daemons: [Daemon]
         /// Each daemon runs its own copy of the binary: pages shared with
@@ -180,22 +214,55 @@ extension BenchmarkSuite {
                     kind == .cEcho
                     ? try ServerUnderTest(name: "c-echo", executable: copy, arguments: ["{socket}"])
                     : try startToastd(environment: kind == .kept ? ["TOASTD_KEEP_CODE_PAGES": "1"] : [:], executable: copy)
-                _ = try wake(server, kind, "before the rest")
-                daemons.append(.init(server: server, kind: kind))
+                var client = kind == .shippedCClient || kind == .cEcho ? programs.cOneShot : programs.toastctl
+                if kind == .sessionFirst {
+                    client = copies + "/\(daemons.count)-toastctl"
+                    _ = try ChildProcess.time("/bin/cp", [programs.toastctl, client])
+                }
+                let daemon = Resting.Daemon(server: server, kind: kind, client: client)
+                _ = try wake(daemon, "before the rest")
+                daemons.append(daemon)
             }
         }
         return Resting(daemons: daemons, copies: copies, started: monotonicNanoseconds(), seconds: seconds)
     }
 
-    /// One request from the kind's client; its wall time in milliseconds.
-    private func wake(_ server: ServerUnderTest, _ kind: Resting.Kind, _ message: String) throws -> Double {
-        let elapsed =
-            switch kind {
-            case .shipped, .kept: try ChildProcess.time(programs.toastctl, ["add", "--socket", server.socket, message])
-            case .shippedCClient: try ChildProcess.time(programs.cOneShot, [server.socket, message])
-            case .cEcho: try ChildProcess.time(programs.cOneShot, [server.socket, message, "--any-reply"])
+    /// One request from the daemon's client.
+    private func wake(_ daemon: Resting.Daemon, _ message: String) throws -> ChildProcess.Run {
+        try ChildProcess.run(daemon.client, Self.request(daemon, socket: daemon.server.socket, message))
+    }
+
+    /// Runs the daemon's client once against no server (a socket that does
+    /// not exist), so that its code is in the page cache; its failure is the point.
+    private func warmClient(of daemon: Resting.Daemon) {
+        _ = try? ChildProcess(daemon.client, Self.request(daemon, socket: "/nonexistent/toast-bench.sock", "warm")).wait()
+    }
+
+    private static func request(_ daemon: Resting.Daemon, socket: String, _ message: String) -> [String] {
+        switch daemon.kind {
+        case .sessionFirst, .shipped, .kept: ["add", "--socket", socket, message]
+        case .shippedCClient: [socket, message]
+        case .cEcho: [socket, message, "--any-reply"]
+        }
+    }
+
+    /// What a daemon spent serving `body`'s requests: CPU time over all its
+    /// threads (/proc/PID/task/*/schedstat, in nanoseconds) and major page
+    /// faults (/proc/PID/stat).
+    static func cost(of pid: pid_t, _ body: () throws -> Void) rethrows -> (cpu: Double, majorFaults: Int) {
+        func now() -> (cpu: Int, faults: Int) {
+            var cpu = 0
+            for thread in threads(of: pid) {
+                cpu += Int(ProcFile.read("/proc/\(pid)/task/\(thread)/schedstat")?.split(separator: " ").first ?? "") ?? 0
             }
-        return Double(elapsed) / 1e6
+            // "pid (comm) state ppid ..."; majflt is the tenth field after the name.
+            let fields = ProcFile.read("/proc/\(pid)/stat")?.split(separator: ")").last?.split(separator: " ") ?? []
+            return (cpu, fields.count > 9 ? Int(fields[9]) ?? 0 : 0)
+        }
+        let before = now()
+        try body()
+        let after = now()
+        return (Double(after.cpu - before.cpu), after.faults - before.faults)
     }
 
     /// Waits out the rest; counts the daemons' wakeups over its last
@@ -212,65 +279,99 @@ extension BenchmarkSuite {
         let minutes = resting.seconds / 60
         var table = Table(
             "after \(Figure.fixed(minutes, minutes < 1 ? 1 : 0)) min at rest", "PSS MiB", "anonymous MiB", "RSS MiB",
-            "wakeups / min", "first request ms", "next ms", "first / next", "target"
+            "wakeups / min", "first request ms", "next ms", "first / next", "server CPU µs, first / next", "major faults, server / client",
+            "target"
         )
         var verdicts: [String] = []
         for kind in Resting.Kind.allCases {
             let group = resting.daemons.indices.filter { resting.daemons[$0].kind == kind }
             var memory: [(pss: Int, anonymous: Int, rss: Int)] = []
-            var wakeups = Samples(), first = Samples(), next = Samples()
+            var wakeups = Samples(), first = Samples(), next = Samples(), firstCPU = Samples(), nextCPU = Samples()
+            var serverFaults = 0, clientFaults = 0, clientRead = 0
             for index in group {
                 let daemon = resting.daemons[index]
                 let pid = daemon.server.process.pid
                 memory.append(ChildProcess.smaps(of: pid))
                 wakeups.append(Double(Self.contextSwitches(pid) - before[index]) * 60 / window)
-                first.append(try wake(daemon.server, kind, "after the rest"))
+                // A shared client ran moments ago on this machine in use; after
+                // a rest nothing ran it, so it runs once, on no server, first.
+                if daemon.kind != .sessionFirst { warmClient(of: daemon) }
+                var run: ChildProcess.Run?
+                let cost = try Self.cost(of: pid) { run = try wake(daemon, "after the rest") }
+                first.append(Double(run!.elapsed) / 1e6)
+                firstCPU.append(cost.cpu / 1e3)
+                serverFaults += cost.majorFaults
+                (clientFaults, clientRead) = (clientFaults + run!.majorFaults, clientRead + run!.blocksRead)
                 var following = Samples()
-                for request in 0..<5 { following.append(try wake(daemon.server, kind, "next \(request)")) }
+                let nextCost = try Self.cost(of: pid) {
+                    for request in 0..<5 { following.append(Double(try wake(daemon, "next \(request)").elapsed) / 1e6) }
+                }
                 next.append(following.median)
+                nextCPU.append(nextCost.cpu / 5 / 1e3)
                 daemon.server.stop()
             }
             func median(_ values: [Int]) -> String { Figure.fixed(Double(values.sorted()[values.count / 2]) / 1024, 1) }
             let ratio = first.median / next.median
+            let cpu = "\(Figure.fixed(firstCPU.median, 0)) / \(Figure.fixed(nextCPU.median, 0))"
             var target = ""
-            if kind == .shipped {
-                target = "first ≤ 1.5× next; PSS ≤ dunst's"
-                verdicts.append("toastctl add after the rest / the next = \(Figure.ratio(ratio)) (target ≤ 1.5×)")
+            switch kind {
+            case .sessionFirst:
+                target = "first ≤ 1.5× next"
+                verdicts.append(
+                    "a session's first toastctl add after the rest / the next = \(Figure.ratio(ratio)) (target ≤ 1.5×; toastctl read "
+                        + "\(Figure.fixed(Double(clientRead) * 512 / 1_048_576 / Double(group.count), 1)) MiB back from disk a run)"
+                )
+            case .shipped:
+                target = "PSS ≤ dunst's"
+                verdicts.append("with toastctl warm \(Figure.ratio(ratio)), toastd's CPU for that add \(cpu) µs")
+            case .kept: verdicts.append("with the code pages kept \(Figure.ratio(ratio))")
+            case .shippedCClient: verdicts.append("the C client \(Figure.ratio(ratio))")
+            case .cEcho: verdicts.append("a C echo server \(Figure.ratio(ratio))")
             }
-            if kind == .kept { verdicts.append("with the code pages kept \(Figure.ratio(ratio))") }
-            if kind == .cEcho { verdicts.append("a C echo server \(Figure.ratio(ratio))") }
             table.add(
                 kind.label, median(memory.map(\.pss)), median(memory.map(\.anonymous)), median(memory.map(\.rss)),
-                Figure.fixed(wakeups.median, 2), Figure.fixed(first.median), Figure.fixed(next.median), Figure.ratio(ratio), target
+                Figure.fixed(wakeups.median, 2), Figure.fixed(first.median), Figure.fixed(next.median), Figure.ratio(ratio), cpu,
+                "\(serverFaults) / \(clientFaults)", target
             )
         }
         if let dunst = programs.dunstPID {
             let memory = ChildProcess.smaps(of: dunst)
             table.add(
                 "dunst, idle (peer)", Figure.fixed(Double(memory.pss) / 1024, 1), Figure.fixed(Double(memory.anonymous) / 1024, 1),
-                Figure.fixed(Double(memory.rss) / 1024, 1), "", "", "", "", ""
+                Figure.fixed(Double(memory.rss) / 1024, 1), "", "", "", "", "", "", ""
             )
         }
         print("## 8. At rest\n\n" + table.markdown + "\n")
         print(
             verdicts.joined(separator: "; ")
-                + ". Wakeups: every thread's context switches over the rest's last \(Int(window)) s, from /proc, per minute.\n"
+                + ". Wakeups: every thread's context switches over the rest's last \(Int(window)) s, from /proc, per minute. "
+                + "Server CPU: all its threads' (/proc/PID/task/*/schedstat) while the first request ran, and per request over the next five; "
+                + "major faults: the server's over the first request, and its client's, summed over the group's servers.\n"
         )
     }
 
     /// Every thread's voluntary and involuntary context switches, from /proc.
     static func contextSwitches(_ pid: pid_t) -> Int {
-        guard let directory = opendir("/proc/\(pid)/task") else { return 0 }
-        defer { closedir(directory) }
         var total = 0
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard name.first?.isNumber == true, let status = ProcFile.read("/proc/\(pid)/task/\(name)/status") else { continue }
+        for thread in threads(of: pid) {
+            guard let status = ProcFile.read("/proc/\(pid)/task/\(thread)/status") else { continue }
             // "voluntary_ctxt_switches:\t12" and "nonvoluntary_ctxt_switches:\t3"
             for line in status.split(separator: "\n") where line.contains("ctxt_switches:") {
                 total += Int(String(line.filter(\.isNumber))) ?? 0
             }
         }
         return total
+    }
+
+    /// The ids of a process's threads, from /proc.
+    static func threads(of pid: pid_t) -> [String] {
+        guard let directory = opendir("/proc/\(pid)/task") else { return [] }
+        defer { closedir(directory) }
+        var threads: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.first?.isNumber == true { threads.append(name) }
+        }
+        return threads
     }
 }

@@ -24,6 +24,7 @@ struct ToastBenchCommand: ParsableCommand {
         @Option(help: "toastctl to measure (as installed: static).") var toastctl: String
         @Option(name: .customLong("c-oneshot"), help: "bench/oneshot.c, built.") var cOneShot: String
         @Option(name: .customLong("c-echo"), help: "bench/echo.c, built.") var cEcho: String
+        @Option(name: .customLong("nio-echo"), help: "Sources/nio-echo built as toastd is, for the start-up's swift-nio floor.") var nioEcho: String?
         @Option(name: .customLong("toastd-dynamic"), help: "toastd linked dynamically, for its idle RSS beside --toastd's.") var toastdDynamic: String?
         @Option(help: "socat, for the one-shot comparison.") var socat: String?
         @Option(name: .customLong("notify-send"), help: "notify-send, when dunst runs on the session bus in the environment.") var notifySend: String?
@@ -37,6 +38,7 @@ struct ToastBenchCommand: ParsableCommand {
                 toastd: toastd, toastctl: toastctl, cOneShot: cOneShot, cEcho: cEcho, bench: Self.selfPath()
             )
             programs.socat = socat
+            programs.nioEcho = nioEcho
             programs.toastdDynamic = toastdDynamic
             programs.notifySend = notifySend
             programs.dunstPID = dunstPID

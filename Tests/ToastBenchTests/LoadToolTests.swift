@@ -203,3 +203,37 @@ extension LoadToolTests {
         }
     }
 }
+
+/// The rest benchmark's accounts of a server: if they read /proc wrong, its
+/// table would blame or spare the server for nothing.
+@Suite("The rest benchmark's accounts")
+struct RestAccountTests {
+    @Test func aServersCPUCountsEveryThreadOfIt() throws {
+        let pid = getpid()
+        #expect(BenchmarkSuite.threads(of: pid).count >= 1)
+        // Another thread of this process spins for 30 ms of its own CPU time,
+        // and lives on until the account is taken (an ended thread leaves /proc).
+        let spun = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let spinner = Thread {
+            var usage = timespec()
+            repeat {
+                clock_gettime(CLOCK_THREAD_CPUTIME_ID, &usage)
+            } while usage.tv_sec == 0 && usage.tv_nsec < 30_000_000
+            spun.signal()
+            release.wait()
+        }
+        let cost = BenchmarkSuite.cost(of: pid) {
+            spinner.start()
+            spun.wait()
+        }
+        release.signal()
+        // At least the spinner's (other tests in this process may add theirs).
+        #expect(cost.cpu >= 25_000_000, "\(cost.cpu) ns")
+    }
+
+    @Test func aClientRunIsTimedAndAFailureThrows() throws {
+        let run = try ChildProcess.run("/bin/true", [])
+        #expect(run.elapsed > 0)
+        #expect(throws: BenchError.self) { try ChildProcess.run("/bin/false", []) }
+    }
+}
