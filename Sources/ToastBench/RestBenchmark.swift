@@ -200,9 +200,10 @@ extension BenchmarkSuite {
         var seconds: Double
     }
 
-    /// Starts the resting servers (three of each toastd woken by toastctl,
-    /// two of the others), each after one request, as a session's first
-    /// toast; they then rest for `seconds`.
+    /// Starts the resting servers (three each of toastd as shipped and
+    /// keeping its code pages woken by a warm toastctl, two of the others;
+    /// two copies of toastctl for the session's first add), each after one
+    /// request, as a session's first toast; they then rest for `seconds`.
     public func beginRest(seconds: Double) throws -> Resting {
         var daemons: [Resting.Daemon] = []
         let copies = try Self.temporaryDirectory("/tmp/toast-bench-rest-XXXXXX")
