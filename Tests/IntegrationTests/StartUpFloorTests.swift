@@ -8,32 +8,6 @@ import Testing
 /// 3) and on a path of its own.
 @Suite("The start-up floor's swift-nio echo", .serialized)
 struct StartUpFloorTests {
-    /// Connects to `path`, writes `line`, and reads until a newline (up to 5 s).
-    static func roundTrip(_ path: String, _ line: String) throws -> String {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        _ = line.withCString { write(fd, $0, strlen($0)) }
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 256)
-        while !received.contains(10) {
-            let count = read(fd, &buffer, buffer.count)
-            guard count > 0 else { break }
-            received += buffer[..<count]
-        }
-        return String(decoding: received, as: UTF8.self)
-    }
-
     /// SIGKILL: a child started from a test's thread inherits its blocked
     /// signals, SIGTERM among them, and nio-echo does not unblock them.
     static func stop(_ process: Process) {
@@ -56,7 +30,7 @@ struct StartUpFloorTests {
         try server.run()
         defer { Self.stop(server) }
         Self.waitForFile(path)
-        #expect(try Self.roundTrip(path, "hello\n") == "hello\n")
+        #expect(try RawSocket.exchange(path, "hello") == "hello\n")
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate")))
@@ -73,8 +47,8 @@ struct StartUpFloorTests {
         try activator.run()
         defer { Self.stop(activator) }
         Self.waitForFile(path)
-        #expect(try Self.roundTrip(path, "first\n") == "first\n")
-        #expect(try Self.roundTrip(path, "second\n") == "second\n", "the same server answers the next client")
+        #expect(try RawSocket.exchange(path, "first") == "first\n")
+        #expect(try RawSocket.exchange(path, "second") == "second\n", "the same server answers the next client")
         #expect(!FileManager.default.fileExists(atPath: directory.appending(path: "unused").path))
     }
 }
