@@ -249,8 +249,8 @@ extension BenchmarkSuite {
 
     /// What a daemon spent serving `body`'s requests: CPU time over all its
     /// threads (/proc/PID/task/*/schedstat, in nanoseconds) and major page
-    /// faults (/proc/PID/stat).
-    static func cost(of pid: pid_t, _ body: () throws -> Void) rethrows -> (cpu: Double, majorFaults: Int) {
+    /// faults (/proc/PID/stat); with what `body` returned.
+    static func cost<Result>(of pid: pid_t, _ body: () throws -> Result) rethrows -> (result: Result, cpu: Double, majorFaults: Int) {
         func now() -> (cpu: Int, faults: Int) {
             var cpu = 0
             for thread in threads(of: pid) {
@@ -261,9 +261,9 @@ extension BenchmarkSuite {
             return (cpu, fields.count > 9 ? Int(fields[9]) ?? 0 : 0)
         }
         let before = now()
-        try body()
+        let result = try body()
         let after = now()
-        return (Double(after.cpu - before.cpu), after.faults - before.faults)
+        return (result, Double(after.cpu - before.cpu), after.faults - before.faults)
     }
 
     /// Waits out the rest; counts the daemons' wakeups over its last
@@ -294,15 +294,15 @@ extension BenchmarkSuite {
                 let pid = daemon.server.process.pid
                 memory.append(ChildProcess.smaps(of: pid))
                 wakeups.append(Double(Self.contextSwitches(pid) - before[index]) * 60 / window)
-                // A shared client ran moments ago on this machine in use; after
-                // a rest nothing ran it, so it runs once, on no server, first.
+                // A shared client is run once, against no server, so that only
+                // the server has rested (the other scenarios ran it, but maybe
+                // not in the rest's last minute).
                 if daemon.kind != .sessionFirst { warmClient(of: daemon) }
-                var run: ChildProcess.Run?
-                let cost = try Self.cost(of: pid) { run = try wake(daemon, "after the rest") }
-                first.append(Double(run!.elapsed) / 1e6)
-                firstCPU.append(cost.cpu / 1e3)
-                serverFaults += cost.majorFaults
-                (clientFaults, clientRead) = (clientFaults + run!.majorFaults, clientRead + run!.blocksRead)
+                let (run, cpu, faults) = try Self.cost(of: pid) { try wake(daemon, "after the rest") }
+                first.append(Double(run.elapsed) / 1e6)
+                firstCPU.append(cpu / 1e3)
+                serverFaults += faults
+                (clientFaults, clientRead) = (clientFaults + run.majorFaults, clientRead + run.blocksRead)
                 var following = Samples()
                 let nextCost = try Self.cost(of: pid) {
                     for request in 0..<5 { following.append(Double(try wake(daemon, "next \(request)").elapsed) / 1e6) }
