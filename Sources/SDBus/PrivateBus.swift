@@ -37,6 +37,10 @@ public final class PrivateBus: Sendable {
         mkdir(directory + "/services", 0o700)
         let config = directory + "/bus.conf"
         let started = directory + "/started"
+        // dbus-daemon's output is appended to this file: in a directory used
+        // before, the earlier bus's lines would be read as this one's (its
+        // address and pid), and this daemon would never be stopped.
+        unlink(started)
         try Self.write(Self.configuration(directory: directory), to: config)
         var options = Spawn.Options()
         options.stdout = started

@@ -140,3 +140,51 @@ final class Thread: @unchecked Sendable {
 
     func join() { pthread_join(thread, nil) }
 }
+
+/// The private bus the tests and benchmarks run on.
+@Suite("SDBus: a private bus", .serialized)
+struct PrivateBusTests {
+    /// Whether `pid` runs: not gone, and not a zombie waiting for init to
+    /// reap it (a dbus-daemon forks away from its launcher).
+    static func isRunning(_ pid: pid_t) -> Bool {
+        let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 512)
+        let count = read(fd, &bytes, bytes.count)
+        guard count > 0, let close = bytes[..<count].lastIndex(of: UInt8(ascii: ")")), close + 2 < count else { return false }
+        // "pid (comm) S ...": the state follows the name.
+        return bytes[close + 2] != UInt8(ascii: "Z")
+    }
+
+    static func waitUntilGone(_ pid: pid_t) -> Bool {
+        for _ in 0..<500 where isRunning(pid) { usleep(10_000) }
+        return !isRunning(pid)
+    }
+
+    /// A bus restarted in the directory of one that stopped (a test of the
+    /// bridge's reconnection does this) is a daemon of its own: its pid and
+    /// address are the new daemon's, and letting go of it stops it.
+    @Test(.enabled(if: BusTests.hasDaemon)) func aBusRestartedInTheSameDirectoryIsItsOwnAndStops() throws {
+        var first: PrivateBus? = try PrivateBus()
+        let directory = first!.directory
+        defer {
+            for file in ["bus", "bus.conf", "started"] { unlink(directory + "/" + file) }
+            rmdir(directory + "/services")
+            rmdir(directory)
+        }
+        let firstPID = first!.pid
+        let firstAddress = first!.address
+        first = nil
+        #expect(Self.waitUntilGone(firstPID), "the first bus stops when it goes")
+
+        var second: PrivateBus? = try PrivateBus(directory: directory)
+        let secondPID = second!.pid
+        #expect(secondPID != firstPID)
+        #expect(second!.address != firstAddress, "a new daemon has a guid of its own")
+        #expect(Self.isRunning(secondPID))
+        _ = try Bus.connect(address: second!.address)
+        second = nil
+        #expect(Self.waitUntilGone(secondPID), "the restarted bus stops when it goes")
+    }
+}
