@@ -107,7 +107,9 @@ enum JournalRecord {
             StoredToast.withBytes(of: record) { raw($0) }
         }
 
-        /// A history entry's record as the database stores it (`WireEncoder.withStoredRecord`).
+        /// A history entry's record: its JSON body (`WireEncoder.withStoredRecord`),
+        /// as every journal has written it. Only a crash's journal is read;
+        /// the database keeps the entry packed (`StoredToast`).
         mutating func record(_ record: ToastRecord) {
             WireEncoder.withStoredRecord(record) { raw($0) }
         }

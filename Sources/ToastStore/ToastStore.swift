@@ -214,8 +214,7 @@ public final class ToastStore: @unchecked Sendable {
         ),
         // Live toasts as `StoredToast`'s bytes rather than JSON: reading
         // 100,000 of them through the JSON parser was 42% of a restart
-        // (docs/BENCHMARKS.md, "At rest"). History stays JSON: it is read
-        // a thousand rows at a time, and `history` replies with it.
+        // (docs/BENCHMARKS.md, "At rest").
         (
             "v3: live toasts packed",
             { db in
@@ -226,6 +225,41 @@ public final class ToastStore: @unchecked Sendable {
                     try insert.run { $0.bind(integer: Int64(record.id), at: 1) | bindPacked(record, $0, 2) }
                 }
                 try db.execute("DROP TABLE toast; ALTER TABLE toast_v3 RENAME TO toast")
+            }
+        ),
+        // History entries as `StoredToast`'s bytes too: a full history
+        // (1,000 entries, the default) read through the JSON parser took
+        // 5 ms of every start, more than the rest of an empty start
+        // together (docs/BENCHMARKS.md, "At rest").
+        (
+            "v4: history packed",
+            { db in
+                try db.execute(
+                    """
+                    CREATE TABLE history_v4 (
+                        seq INTEGER PRIMARY KEY NOT NULL, id INTEGER NOT NULL, ended_at INTEGER NOT NULL,
+                        shown INTEGER NOT NULL, reason TEXT NOT NULL, packed BLOB NOT NULL)
+                    """
+                )
+                let insert = try db.prepare("INSERT INTO history_v4(seq, id, ended_at, shown, reason, packed) VALUES (?, ?, ?, ?, ?, ?)")
+                try db.prepare("SELECT seq, ended_at, shown, reason, body FROM history ORDER BY seq").rows { row in
+                    guard let seq = row.integer(0), let endedAt = row.integer(1), let shown = row.integer(2), let reason = row.text(3) else {
+                        throw SQLiteDatabase.Failure.corrupt("a history row holds \((0..<4).map { row.describe($0) }.joined(separator: ", "))")
+                    }
+                    let record = try decodeRecord(row.text(4) ?? "")
+                    try insert.run { statement in
+                        statement.bind(integer: seq, at: 1) | statement.bind(integer: Int64(record.id), at: 2)
+                            | statement.bind(integer: endedAt, at: 3) | statement.bind(integer: shown, at: 4)
+                            | statement.bind(.text(reason), at: 5) | bindPacked(record, statement, 6)
+                    }
+                }
+                try db.execute(
+                    """
+                    DROP TABLE history;
+                    ALTER TABLE history_v4 RENAME TO history;
+                    CREATE INDEX history_by_id ON history(id);
+                    """
+                )
             }
         ),
     ]
@@ -296,20 +330,25 @@ public final class ToastStore: @unchecked Sendable {
         Int(try db.statement("SELECT count(*) FROM history").first { $0.integer(0) }.flatMap { $0 } ?? 0)
     }
 
-    /// The newest `count` history entries, oldest first.
+    /// The newest `count` history entries, oldest first, each record read
+    /// from the row's bytes as strictly as a live toast's.
     private static func history(_ db: SQLiteDatabase, newest count: Int) throws -> [ToastHistory.Entry] {
-        let query = try db.prepare("SELECT seq, ended_at, shown, reason, body FROM history ORDER BY seq DESC LIMIT ?")
+        let query = try db.prepare("SELECT seq, id, ended_at, shown, reason, packed FROM history ORDER BY seq DESC LIMIT ?")
         try query.bind(.integer(Int64(count)))
         var entries: [ToastHistory.Entry] = []
         try query.rows { row in
-            guard let seq = row.integer(0), seq >= 0, let endedAt = row.integer(1), let shown = row.integer(2),
-                let reason = row.text(3), let body = row.text(4)
+            guard let seq = row.integer(0), seq >= 0, let id = row.integer(1), id > 0, let endedAt = row.integer(2),
+                let shown = row.integer(3), let reason = row.text(4), let bytes = row.blob(5)
             else {
-                throw SQLiteDatabase.Failure.corrupt("a history row holds \((0..<5).map { row.describe($0) }.joined(separator: ", "))")
+                throw SQLiteDatabase.Failure.corrupt("a history row holds \((0..<6).map { row.describe($0) }.joined(separator: ", "))")
             }
-            entries.append(
-                ToastHistory.Entry(record: try decodeRecord(body), shown: shown != 0, reason: reason, endedAt: endedAt, seq: UInt64(seq))
-            )
+            let record: ToastRecord
+            do {
+                record = try StoredToast.record(id: ToastID(id), from: bytes)
+            } catch {
+                throw SQLiteDatabase.Failure.corrupt("history entry \(seq): \(error)")
+            }
+            entries.append(ToastHistory.Entry(record: record, shown: shown != 0, reason: reason, endedAt: endedAt, seq: UInt64(seq)))
         }
         return entries.reversed()
     }
@@ -475,7 +514,7 @@ public final class ToastStore: @unchecked Sendable {
             rows -= db.changes
         }
         if !batch.ended.isEmpty && historySize > 0 {
-            let insert = try db.statement("INSERT OR REPLACE INTO history(seq, id, ended_at, shown, reason, body) VALUES (?, ?, ?, ?, ?, ?)")
+            let insert = try db.statement("INSERT OR REPLACE INTO history(seq, id, ended_at, shown, reason, packed) VALUES (?, ?, ?, ?, ?, ?)")
             for entry in batch.ended {
                 try insert.run { statement in
                     statement.bind(integer: Int64(entry.seq), at: 1)
@@ -483,7 +522,7 @@ public final class ToastStore: @unchecked Sendable {
                         | statement.bind(integer: entry.endedAt, at: 3)
                         | statement.bind(integer: entry.shown ? 1 : 0, at: 4)
                         | statement.bind(.text(entry.reason), at: 5)
-                        | Self.bindBody(of: entry.record, statement, 6)
+                        | Self.bindPacked(entry.record, statement, 6)
                 }
                 rows += db.changes
             }
@@ -564,7 +603,7 @@ public final class ToastStore: @unchecked Sendable {
             var rows: [String] = []
             for sql in [
                 "SELECT id || ' ' || hex(packed) FROM toast ORDER BY id",
-                "SELECT seq || ' ' || id || ' ' || ended_at || ' ' || shown || ' ' || reason || ' ' || body FROM history ORDER BY seq",
+                "SELECT seq || ' ' || id || ' ' || ended_at || ' ' || shown || ' ' || reason || ' ' || hex(packed) FROM history ORDER BY seq",
             ] {
                 try db.prepare(sql).rows { row in rows.append(row.text(0) ?? "") }
             }
@@ -572,10 +611,11 @@ public final class ToastStore: @unchecked Sendable {
         }
     }
 
-    /// Puts `bytes` in place of a live toast's stored form (tests: a damaged row).
-    func overwriteStoredToast(id: ToastID, with bytes: [UInt8]) throws {
+    /// Puts `bytes` in place of a live toast's stored form, or a history
+    /// entry's (tests: a damaged row).
+    func overwriteStoredToast(id: ToastID, inHistory: Bool = false, with bytes: [UInt8]) throws {
         try database { db in
-            try db.prepare("UPDATE toast SET packed = ? WHERE id = ?").run { statement in
+            try db.prepare("UPDATE \(inHistory ? "history" : "toast") SET packed = ? WHERE id = ?").run { statement in
                 bytes.withUnsafeBufferPointer { statement.bind(blob: $0, at: 1) } | statement.bind(integer: Int64(id), at: 2)
             }
         }
@@ -586,12 +626,6 @@ public final class ToastStore: @unchecked Sendable {
     }
 
     // MARK: - Records
-
-    /// Binds a record as stored (the toast as the wire shows it, plus its
-    /// place) straight from where it was written.
-    private static func bindBody(of record: ToastRecord, _ statement: SQLiteDatabase.Statement, _ index: Int32) -> Int32 {
-        WireEncoder.withStoredRecord(record) { statement.bind(text: $0, at: index) }
-    }
 
     /// Binds a live toast as stored (`StoredToast`).
     private static func bindPacked(_ record: ToastRecord, _ statement: SQLiteDatabase.Statement, _ index: Int32) -> Int32 {

@@ -56,6 +56,8 @@ struct ToastStoreTests {
         #expect(loaded.state.lastSequence == expected.lastSequence)
         #expect(loaded.history.map(\.record.id) == [2])
         #expect(loaded.history.first?.reason == "removed")
+        // Every member of the ended toast, as the history showed it.
+        #expect(loaded.history == Array(service.history.all))
     }
 
     @Test func whatIsCommittedIsWhatTheNextStartFinds() throws {
@@ -268,13 +270,14 @@ struct ToastStoreTests {
 
     /// Rows are written through SQLite's C API (`SQLite.swift`): they
     /// must be exactly what the fixture of the current row form wrote
-    /// (Fixtures/v3-packed: live toasts as `StoredToast`'s bytes), every
-    /// column of every toast and history row, byte for byte. The rows of
-    /// the JSON form before it (Fixtures/v1-short-bodies: schema v1, bodies
-    /// without their defaults) migrate to those same bytes; the first
-    /// version's full form (Fixtures/v1) reads back as the same records
-    /// (`aDatabaseOfTheFirstSchemaOpens`).
-    @Test(arguments: ["v3-packed", "v1-short-bodies"])
+    /// (Fixtures/v4-packed-history: live toasts and history entries as
+    /// `StoredToast`'s bytes), every column of every toast and history
+    /// row, byte for byte. The rows of the forms before it migrate to those
+    /// same bytes: Fixtures/v3-packed (history entries as JSON) and
+    /// Fixtures/v1-short-bodies (schema v1, bodies without their
+    /// defaults); the first version's full form (Fixtures/v1) reads back as
+    /// the same records (`aDatabaseOfTheFirstSchemaOpens`).
+    @Test(arguments: ["v4-packed-history", "v3-packed", "v1-short-bodies"])
     func rowsAreWrittenAsTheFixtureWroteThem(fixtureName: String) throws {
         let fixture = try #require(Bundle.module.url(forResource: fixtureName, withExtension: nil, subdirectory: "Fixtures"))
         let copy = try Self.temporaryDirectory()
@@ -293,21 +296,25 @@ struct ToastStoreTests {
         #expect(written == (try old.storedRows()))
     }
 
-    /// A stored toast is read as strictly as a request (`StoredToast`): one
-    /// whose bytes are damaged makes the file corrupt, which is moved aside.
-    @Test func aDamagedStoredToastIsACorruptFile() throws {
+    /// A stored toast, live or in the history, is read as strictly as a
+    /// request (`StoredToast`): one whose bytes are damaged makes the file
+    /// corrupt, which is moved aside. (Toast 2 is the session's one ended
+    /// toast; 3 is live.)
+    @Test(arguments: [(3, false), (2, true)])
+    func aDamagedStoredToastIsACorruptFile(id: ToastID, inHistory: Bool) throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         do {
             let (store, _) = try ToastStore.open(directory: directory, historySize: 100)
             for batch in Self.session().1 { try store.commit(batch) }
-            try store.overwriteStoredToast(id: 3, with: [StoredToast.format, 0xFF])
+            try store.overwriteStoredToast(id: id, inHistory: inHistory, with: [StoredToast.format, 0xFF])
         }
         let loaded = try Self.reopen(directory, historySize: 100)
         #expect(loaded.state.recordCount == 0)
+        #expect(loaded.history.isEmpty)
         #expect(loaded.notes.count == 1)
         #expect(loaded.notes.first?.contains("corrupt") == true)
-        #expect(loaded.notes.first?.contains("the toast 3") == true)
+        #expect(loaded.notes.first?.contains("the toast \(id)") == true)
         let aside = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(ToastStore.fileName + ".corrupt-") }
         #expect(!aside.isEmpty)
     }
