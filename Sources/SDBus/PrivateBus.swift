@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Synchronization
 import ToastSystem
 
 #if canImport(Glibc)
@@ -8,7 +9,8 @@ import Glibc
 /// A session bus of its own (`dbus-daemon --config-file`), for the tests and
 /// benchmarks that must never touch the host's bus. Its service directory is
 /// `directory/services`, left empty, so no other notification server can be
-/// activated on it. The daemon is stopped when this goes.
+/// activated on it. The daemon is stopped when this goes, and the
+/// directory, which it made, removed.
 ///
 /// The policy is a session bus's: anyone may own a name, send and receive
 /// (without `<allow eavesdrop="true"/>` the bus refuses to deliver replies).
@@ -22,18 +24,46 @@ public final class PrivateBus: Sendable {
     /// connect to a restarted bus at the same path.
     public var pathAddress: String { "unix:path=\(directory)/bus" }
 
-    /// Starts a bus in `directory` (made, mode 0700, when nil), and returns
-    /// once it accepts connections.
-    public init(directory reused: String? = nil) throws {
-        let directory: String
-        if let reused {
-            directory = reused
-        } else {
-            var template = Array("/tmp/toastd-bus-XXXXXX".utf8CString)
-            guard let made = mkdtemp(&template) else { throw PrivateBusError("mkdtemp: \(String(cString: strerror(errno)))") }
-            directory = String(cString: made)
+    /// Whether the directory goes with this bus: it does until a bus
+    /// restarted in it takes it over (`restarted()`).
+    private let ownsDirectory: Mutex<Bool>
+
+    /// Starts a bus in a new directory (mode 0700), and returns once it
+    /// accepts connections.
+    public convenience init() throws {
+        var template = Array("/tmp/toastd-bus-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw PrivateBusError("mkdtemp: \(String(cString: strerror(errno)))") }
+        let directory = String(cString: made)
+        do {
+            try self.init(directory: directory, owned: true)
+        } catch {
+            Self.remove(directory)
+            throw error
         }
+    }
+
+    /// A session bus restarting under its clients: this bus's daemon
+    /// stopped, and a new one at the same path, in the same directory,
+    /// which the new bus now owns (it removes it when it goes; this one no
+    /// longer does).
+    public func restarted() throws -> PrivateBus {
+        kill(pid, SIGTERM)
+        for _ in 0..<500 where kill(pid, 0) == 0 { usleep(10_000) }
+        let owned = ownsDirectory.withLock { owned in
+            defer { owned = false }
+            return owned
+        }
+        do {
+            return try PrivateBus(directory: directory, owned: owned)
+        } catch {
+            ownsDirectory.withLock { $0 = owned }
+            throw error
+        }
+    }
+
+    private init(directory: String, owned: Bool) throws {
         self.directory = directory
+        ownsDirectory = Mutex(owned)
         mkdir(directory + "/services", 0o700)
         let config = directory + "/bus.conf"
         let started = directory + "/started"
@@ -58,7 +88,18 @@ public final class PrivateBus: Sendable {
         for _ in 0..<500 where access(directory + "/bus", F_OK) != 0 { usleep(10_000) }
     }
 
-    deinit { kill(pid, SIGTERM) }
+    deinit {
+        kill(pid, SIGTERM)
+        if ownsDirectory.withLock({ $0 }) { Self.remove(directory) }
+    }
+
+    /// What a bus leaves in its directory, then the directory. Whatever
+    /// else a test wrote there is its own to remove (the directory stays).
+    private static func remove(_ directory: String) {
+        for file in ["bus", "bus.conf", "started"] { unlink(directory + "/" + file) }
+        rmdir(directory + "/services")
+        rmdir(directory)
+    }
 
     public static func configuration(directory: String) -> String {
         """

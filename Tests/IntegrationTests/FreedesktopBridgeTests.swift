@@ -21,14 +21,20 @@ struct FreedesktopBridgeTests {
         let bus: PrivateBus
         var address: String { bus.address }
         var pid: pid_t { bus.pid }
-        var directory: URL { URL(filePath: bus.directory) }
         /// The address without the bus's guid, as systemd gives it: a
         /// client may connect to a restarted bus at the same path.
         var path: String { bus.pathAddress }
 
-        init(directory reused: URL? = nil) throws {
-            bus = try PrivateBus(directory: reused?.path)
+        init() throws {
+            bus = try PrivateBus()
         }
+
+        private init(_ bus: PrivateBus) {
+            self.bus = bus
+        }
+
+        /// The same bus restarted: a new daemon at the same path.
+        func restarted() throws -> Bus { Bus(try bus.restarted()) }
     }
 
     /// Waits until toastd's status says the bridge is in a state whose
@@ -264,7 +270,7 @@ struct FreedesktopBridgeTests {
         kill(bus.pid, SIGTERM)
         let lost = Self.waitForBridge(daemon, "the freedesktop bridge failed")
         #expect(lost.contains("lost the session bus") || lost.contains("cannot reach the session bus"), "\(lost)")
-        bus = try Bus(directory: bus.directory)
+        bus = try bus.restarted()
         #expect(Self.waitForBridge(daemon, "serving").hasPrefix("serving"))
 
         let after = try notifySend("after the restart")

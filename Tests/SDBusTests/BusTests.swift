@@ -164,21 +164,20 @@ struct PrivateBusTests {
 
     /// A bus restarted in the directory of one that stopped (a test of the
     /// bridge's reconnection does this) is a daemon of its own: its pid and
-    /// address are the new daemon's, and letting go of it stops it.
+    /// address are the new daemon's, and letting go of it stops it. It
+    /// takes the directory over: letting go of the first bus leaves the
+    /// second's socket, and the directory goes with the second.
     @Test(.enabled(if: BusTests.hasDaemon)) func aBusRestartedInTheSameDirectoryIsItsOwnAndStops() throws {
         var first: PrivateBus? = try PrivateBus()
         let directory = first!.directory
-        defer {
-            for file in ["bus", "bus.conf", "started"] { unlink(directory + "/" + file) }
-            rmdir(directory + "/services")
-            rmdir(directory)
-        }
         let firstPID = first!.pid
         let firstAddress = first!.address
+        var second: PrivateBus? = try first!.restarted()
+        #expect(Self.waitUntilGone(firstPID), "the first bus's daemon stopped")
+        #expect(second!.pathAddress == first!.pathAddress)
         first = nil
-        #expect(Self.waitUntilGone(firstPID), "the first bus stops when it goes")
+        #expect(access(directory + "/bus", F_OK) == 0, "the second bus's socket outlives the first bus")
 
-        var second: PrivateBus? = try PrivateBus(directory: directory)
         let secondPID = second!.pid
         #expect(secondPID != firstPID)
         #expect(second!.address != firstAddress, "a new daemon has a guid of its own")
@@ -186,5 +185,15 @@ struct PrivateBusTests {
         _ = try Bus.connect(address: second!.address)
         second = nil
         #expect(Self.waitUntilGone(secondPID), "the restarted bus stops when it goes")
+        #expect(access(directory, F_OK) != 0, "the directory goes with the bus that owns it")
+    }
+
+    /// A bus leaves nothing behind in /tmp.
+    @Test(.enabled(if: BusTests.hasDaemon)) func aBusRemovesItsDirectory() throws {
+        var bus: PrivateBus? = try PrivateBus()
+        let directory = bus!.directory
+        #expect(access(directory + "/bus", F_OK) == 0)
+        bus = nil
+        #expect(access(directory, F_OK) != 0)
     }
 }
