@@ -14,7 +14,9 @@ import Glibc
 /// keeps: 100,000 live toasts held 89 MiB anonymous after a restart without
 /// this, 31 with it); and, on a thread of its own so that the first client
 /// does not wait for it, the code pages start-up touched let go of, once
-/// (`CodePages`). Then STATUS= when the status changed, at most once a
+/// (`CodePages`): at once, or, when a client is already waiting on the
+/// inherited socket (the one whose connection started toastd), a moment
+/// after, once it has its answer. Then STATUS= when the status changed, at most once a
 /// second (`RestTimers`), armed by steps and not repeating, so an idle
 /// toastd does not wake. And WATCHDOG=1 at half the watchdog interval, from
 /// the event loop itself, so that a wedged loop stops the pings and is
@@ -25,15 +27,23 @@ final class ServiceManagerDuties: DaemonService, @unchecked Sendable {
     private let hub: ToastHub
     private let hooks: ServiceManagerHooks
     private let logger: Logger
+    private let listeningSocket: Int32?
     private var watchdog: RepeatedTask?
     private var statusTask: Scheduled<Void>?
+    private var releaseTask: Scheduled<Void>?
     private var timers: RestTimers
     private var stopped = false
 
-    init(hub: ToastHub, hooks: ServiceManagerHooks, logger: Logger) {
+    /// How long after READY=1 the code pages are let go of when a client
+    /// was waiting: its request is answered within milliseconds.
+    static let releaseDelayWhenAClientWaits = TimeAmount.milliseconds(250)
+
+    /// `listeningSocket`: the socket toastd inherited, if it did.
+    init(hub: ToastHub, hooks: ServiceManagerHooks, logger: Logger, listeningSocket: Int32? = nil) {
         self.hub = hub
         self.hooks = hooks
         self.logger = logger
+        self.listeningSocket = listeningSocket
         timers = RestTimers(status: "", now: 0)
     }
 
@@ -44,7 +54,16 @@ final class ServiceManagerDuties: DaemonService, @unchecked Sendable {
         let status = hub.statusLine
         hooks.ready(status)
         hub.releaseFreePages()
-        releaseStartUpCode()
+        if let listeningSocket, SocketFile.hasPendingConnection(listeningSocket) {
+            // Unmapping code while the waiting client's request runs made it
+            // fault the pages straight back: 0.4 to 1.2 ms of the socket-
+            // activated first add (BENCHMARKS.md, "At rest").
+            releaseTask = loop.scheduleTask(in: Self.releaseDelayWhenAClientWaits) { [self] in
+                releaseStartUpCode(when: "after the waiting client's answer")
+            }
+        } else {
+            releaseStartUpCode(when: "at start")
+        }
         timers = RestTimers(status: status, now: Self.now)
         hub.onStepEnded = { [self] in carryOut(timers.stepEnded(now: Self.now)) }
         hub.onStatusSent = { [self] line in timers.statusSent(line, now: Self.now) }
@@ -79,6 +98,7 @@ final class ServiceManagerDuties: DaemonService, @unchecked Sendable {
         hub.onStepEnded = nil
         watchdog?.cancel()
         statusTask?.cancel()
+        releaseTask?.cancel()
         return hub.loop.makeSucceededVoidFuture()
     }
 
@@ -89,13 +109,13 @@ final class ServiceManagerDuties: DaemonService, @unchecked Sendable {
     /// run and then stay: letting go again after each quiet spell made the
     /// first toast after every rest fault them in again (BENCHMARKS.md,
     /// "At rest"). `TOASTD_KEEP_CODE_PAGES` keeps them, for that benchmark.
-    private func releaseStartUpCode() {
+    private func releaseStartUpCode(when: String) {
         guard getenv("TOASTD_KEEP_CODE_PAGES") == nil else { return }
         let logger = logger
         // A thread that ends when it is done: a Dispatch worker stayed and woke once a second.
         DetachedThread.start {
             let released = CodePages.release()
-            logger.debug("let go of start-up code pages", metadata: ["KiB": "\(released / 1024)"])
+            logger.debug("let go of start-up code pages", metadata: ["KiB": "\(released / 1024)", "when": "\(when)"])
         }
     }
 }

@@ -54,7 +54,9 @@ public final class ToastServer: @unchecked Sendable {
         let client = InProcessClient(hub: hub)
         var services: [any DaemonService] = [HubService(hub: hub, options: options), ListenerService(server: self)]
         services += options.companions.map { $0(board, client) }
-        services.append(ServiceManagerDuties(hub: hub, hooks: options.serviceManager, logger: logger))
+        services.append(
+            ServiceManagerDuties(hub: hub, hooks: options.serviceManager, logger: logger, listeningSocket: options.inheritedSocket)
+        )
         let lifecycle = self.lifecycle
         if options.handlesSignals { installSignalHandlers() }
         try hub.loop.flatSubmit { [services] in lifecycle.start(services) }.wait()

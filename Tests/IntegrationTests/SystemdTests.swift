@@ -154,4 +154,44 @@ struct SystemdTests {
         #expect(activator.terminationStatus == 0)
         #expect(FileManager.default.fileExists(atPath: socketPath))
     }
+
+    /// The code pages start-up touched are let go of (`CodePages`) at once,
+    /// unless a client already waits on the inherited socket, the one whose
+    /// connection started toastd: then only once it has its answer, so that
+    /// its request does not fault back the pages being unmapped.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate")))
+    func theCodePagesWaitForTheClientWhoseConnectionStartedToastd() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let toastd = DaemonFixture.binaryDirectory.appending(path: "toastd").path
+        let log = directory.appending(path: "toastd.log").path
+        func release(after command: [String], client: (String) throws -> Void) throws -> String {
+            let socket = directory.appending(path: "toastd.sock").path
+            let pid = try DaemonFixture.spawn(
+                command[0], Array(command.dropFirst()) + [toastd, "--socket", socket, "--log-level", "debug", "--log-target", "stderr", "--state-dir", directory.appending(path: "state").path],
+                environment: ["SWIFT_BACKTRACE": "enable=no", "XDG_CONFIG_HOME": directory.path], stderr: log)
+            defer {
+                kill(pid, SIGTERM)
+                DaemonFixture.wait(pid)
+                unlink(socket)
+            }
+            // The file, not a connection: a probe's connection would be the one that starts toastd.
+            for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
+            try client(socket)
+            var line = ""
+            for _ in 0..<500 where line.isEmpty {
+                line = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
+                    .first { $0.contains("let go of start-up code pages") }.map(String.init) ?? ""
+                usleep(10_000)
+            }
+            return line
+        }
+        let activated = try release(after: ["/usr/bin/systemd-socket-activate", "-l", directory.appending(path: "toastd.sock").path, "-E", "SWIFT_BACKTRACE=enable=no"]) { socket in
+            let added = try DaemonFixture.toastctl(["add", "the first of the session"], socket: socket)
+            #expect(added.status == 0, "\(added.stderr)")
+        }
+        #expect(activated.contains("after the waiting client's answer"), "\(activated)")
+        let plain = try release(after: ["/usr/bin/env"]) { _ in }
+        #expect(plain.contains("at start"), "\(plain)")
+    }
 }
