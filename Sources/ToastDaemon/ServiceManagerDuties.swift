@@ -16,8 +16,8 @@ import Glibc
 /// does not wait for it, the code pages start-up touched let go of, once
 /// (`CodePages`): at once, or, when a client is already waiting on the
 /// inherited socket (the one whose connection started toastd), a moment
-/// after, once it has its answer. Then STATUS= when the status changed, at most once a
-/// second (`RestTimers`), armed by steps and not repeating, so an idle
+/// later, once it has its answer. Then STATUS= when the status changed, at
+/// most once a second (`RestTimers`), armed by steps and not repeating, so an idle
 /// toastd does not wake. And WATCHDOG=1 at half the watchdog interval, from
 /// the event loop itself, so that a wedged loop stops the pings and is
 /// killed: under systemd, the only wakeup at rest. At stop: STOPPING=1, and

@@ -101,7 +101,7 @@ public enum SocketFile {
     /// Whether a connection waits on the listening socket `fd` to be
     /// accepted: under socket activation, the client whose connection
     /// started toastd.
-    public static func hasPendingConnection(_ fd: Int32) -> Bool {
+    static func hasPendingConnection(_ fd: Int32) -> Bool {
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         return poll(&entry, 1, 0) == 1 && entry.revents & Int16(POLLIN) != 0
     }
