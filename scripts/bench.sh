@@ -49,7 +49,6 @@ quiet_build -c release --scratch-path .build-static-stdlib --product nio-echo --
 mkdir -p .build-bench
 strip --strip-all -o .build-bench/nio-echo "$(swift build -c release --scratch-path .build-static-stdlib --show-bin-path | tail -n 1)/nio-echo"
 swift build -c release --product toast-bench 2>&1 | grep -Ev '^\[|^Building|^Compiling|^Write|^Planning' || true
-mkdir -p .build-bench
 cc -O2 -Wall -Wextra -o .build-bench/oneshot bench/oneshot.c
 cc -O2 -Wall -Wextra -D_GNU_SOURCE -o .build-bench/echo bench/echo.c
 

@@ -116,13 +116,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// How many file descriptors the process has open.
     public var openFileDescriptors: Int {
-        guard let directory = opendir("/proc/\(pid)/fd") else { return -1 }
-        defer { closedir(directory) }
-        var count = 0
-        while let entry = readdir(directory) {
-            if entry.pointee.d_name.0 != UInt8(ascii: ".") { count += 1 }
-        }
-        return count
+        ProcFile.numberedEntries("/proc/\(pid)/fd")?.count ?? -1
     }
 }
 

@@ -366,13 +366,6 @@ extension BenchmarkSuite {
 
     /// The ids of a process's threads, from /proc.
     static func threads(of pid: pid_t) -> [String] {
-        guard let directory = opendir("/proc/\(pid)/task") else { return [] }
-        defer { closedir(directory) }
-        var threads: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.first?.isNumber == true { threads.append(name) }
-        }
-        return threads
+        ProcFile.numberedEntries("/proc/\(pid)/task") ?? []
     }
 }

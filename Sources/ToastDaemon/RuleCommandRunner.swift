@@ -118,11 +118,8 @@ final class RuleCommandRunner: Sendable {
 
     /// The live processes of session `id`, zombies left out.
     static func sessionMembers(_ id: pid_t) -> [pid_t] {
-        guard let directory = opendir("/proc") else { return [] }
-        defer { closedir(directory) }
         var members: [pid_t] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        for name in ProcFile.numberedEntries("/proc") ?? [] {
             guard let pid = pid_t(name), pid != id, let stat = ProcFile.read("/proc/\(name)/stat") else { continue }
             // pid (comm) state ppid pgrp session ...: comm may hold anything, so read after its last ')'.
             guard let close = stat.lastIndex(of: ")") else { continue }

@@ -25,4 +25,18 @@ public enum ProcFile {
         }
         return bytes
     }
+
+    /// The names of a /proc directory's numbered entries (the processes of
+    /// /proc, a process's threads in `task`, its descriptors in `fd`); nil
+    /// when the directory cannot be read.
+    public static func numberedEntries(_ directory: String) -> [String]? {
+        guard let stream = opendir(directory) else { return nil }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if !name.isEmpty, name.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) { names.append(name) }
+        }
+        return names
+    }
 }
