@@ -11,7 +11,7 @@ import ToastProtocol
 /// queues remove lazily and deadlines live in a heap, so the cost of an
 /// operation does not grow with the number of toasts held.
 public struct SchedulerStateMachine: Sendable {
-    public private(set) var configuration: SchedulerConfiguration
+    public internal(set) var configuration: SchedulerConfiguration
 
     /// The level `pause` set (0: not paused); kept across restarts.
     public private(set) var pausedLevel = 0
@@ -120,6 +120,20 @@ public struct SchedulerStateMachine: Sendable {
     /// they were, so none is handed out twice. Toasts whose time ran out
     /// meanwhile expire on the first step.
     public init(configuration: SchedulerConfiguration = SchedulerConfiguration(), restoring state: State) {
+        self.init(configuration: configuration, restoring: state, unpacking: \.unpacked)
+    }
+
+    /// A scheduler that carries on from a store's rows (`StoredToast.row`):
+    /// each record is checked as it is unpacked (`StoredToast.checked`),
+    /// once, where the restart unpacks it anyway. A damaged one throws,
+    /// and the store treats its file as corrupt.
+    package init(configuration: SchedulerConfiguration = SchedulerConfiguration(), restoringStored state: State) throws(StoredToast.Damage) {
+        try self.init(configuration: configuration, restoring: state, unpacking: StoredToast.checked)
+    }
+
+    private init<Failure: Error>(
+        configuration: SchedulerConfiguration, restoring state: State, unpacking unpack: (PackedRecord) throws(Failure) -> ToastRecord
+    ) throws(Failure) {
         self.configuration = configuration
         pausedLevel = min(max(0, state.pausedLevel), PauseLevels.range.upperBound)
         modes = Array(Set(state.modes)).sorted()
@@ -144,7 +158,7 @@ public struct SchedulerStateMachine: Sendable {
             // Ids are unique wherever a state comes from (the store's is its
             // primary key); a state built otherwise keeps each id's first.
             guard records.state(of: packed[index].id) == nil else { continue }
-            let record = packed[index].unpacked
+            let record = try unpack(packed[index])
             if record.state == .shown {
                 stacks[record.stack, default: Stack()].shown.append(record.id)
             } else {

@@ -71,6 +71,18 @@ public struct ToastService: Sendable {
         scheduler = SchedulerStateMachine(configuration: configuration, restoring: state)
     }
 
+    /// A service that carries on with a scheduler already restored (a
+    /// store's, `ToastStore.Loaded`), under `configuration`.
+    public init(
+        restored scheduler: SchedulerStateMachine, configuration: SchedulerConfiguration, instance: String,
+        resumeEvents: Int = ProtocolInfo.defaultResumeEvents, history: ToastHistory
+    ) {
+        self.init(configuration: configuration, instance: instance, resumeEvents: resumeEvents, history: history)
+        self.scheduler = scheduler
+        // Restoring reads no configuration: the one this run starts with applies from here.
+        self.scheduler.configuration = configuration
+    }
+
     public struct Response: Sendable {
         /// The reply to send back, or `nil` when `directive` asks the caller
         /// to build it (subscribe, status).

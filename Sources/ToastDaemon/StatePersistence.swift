@@ -345,7 +345,7 @@ public enum DaemonStorage: Sendable {
     /// live toasts: 89 MiB anonymous after a restart, 37 before it).
     public var handedOver: DaemonStorage {
         guard case .durable(let store, var loaded) = self else { return self }
-        loaded.state = SchedulerStateMachine.State()
+        loaded.scheduler = SchedulerStateMachine()
         loaded.history = []
         return .durable(store, loaded)
     }

@@ -121,7 +121,7 @@ final class ToastHub: @unchecked Sendable {
             )
         case .durable(_, let loaded):
             service = ToastService(
-                restoring: loaded.state, configuration: configuration, instance: loaded.instance,
+                restored: loaded.scheduler, configuration: configuration, instance: loaded.instance,
                 resumeEvents: limits.resumeEvents,
                 history: ToastHistory(capacity: limits.historySize, entries: loaded.history)
             )

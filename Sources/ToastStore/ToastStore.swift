@@ -43,7 +43,11 @@ public final class ToastStore: @unchecked Sendable {
 
     /// What a start finds.
     public struct Loaded: Sendable {
-        public var state: SchedulerStateMachine.State
+        /// The scheduler carrying on from the stored live toasts and
+        /// counters, each toast checked as the restore unpacked it.
+        public var scheduler: SchedulerStateMachine
+        /// The scheduler's state (built anew on each read: for tests and tools).
+        public var state: SchedulerStateMachine.State { scheduler.state }
         public var instance: String
         /// Oldest first: the newest `historySize` and up to
         /// `ToastHistory.slack` older ones kept behind them.
@@ -287,7 +291,7 @@ public final class ToastStore: @unchecked Sendable {
     // MARK: - Loading
 
     private func load(notes: [String]) throws -> Loaded {
-        try database { db in
+        let loaded = try database { db in
             try db.transaction {
                 var instance = try Self.metaText(db, "instance") ?? ""
                 if instance.isEmpty {
@@ -321,9 +325,20 @@ public final class ToastStore: @unchecked Sendable {
                     guard let source = row.text(0) else { throw SQLiteDatabase.Failure.corrupt("a bound source is \(row.describe(0))") }
                     bound.append(source)
                 }
-                return Loaded(state: state, instance: instance, history: history, boundSources: bound, notes: notes)
+                return (state: state, instance: instance, history: history, boundSources: bound)
             }
         }
+        // Each live toast is checked as the restore unpacks it, not once
+        // here and again there: that was a quarter of a restart's CPU with
+        // 100,000 of them (docs/BENCHMARKS.md, "At rest"). A damaged one
+        // makes the file corrupt, as a damaged row does.
+        let scheduler: SchedulerStateMachine
+        do {
+            scheduler = try SchedulerStateMachine(restoringStored: loaded.state)
+        } catch {
+            throw SQLiteDatabase.Failure.corrupt("\(error)")
+        }
+        return Loaded(scheduler: scheduler, instance: loaded.instance, history: loaded.history, boundSources: loaded.boundSources, notes: notes)
     }
 
     private static func historyRowCount(_ db: SQLiteDatabase) throws -> Int {
@@ -354,7 +369,8 @@ public final class ToastStore: @unchecked Sendable {
     }
 
     /// Every live toast, in the order of their ids, read straight from the
-    /// row's bytes, checked, and kept packed.
+    /// row's bytes and kept packed; their headers checked here, their
+    /// toasts as the restore unpacks them (`load`).
     private static func liveToasts(_ db: SQLiteDatabase) throws -> [PackedRecord] {
         var records: [PackedRecord] = []
         try db.prepare("SELECT id, packed FROM toast ORDER BY id").rows { row in
@@ -362,7 +378,7 @@ public final class ToastStore: @unchecked Sendable {
                 throw SQLiteDatabase.Failure.corrupt("a stored toast has id \(row.describe(0)) and \(row.describe(1))")
             }
             do {
-                records.append(try StoredToast.packed(id: ToastID(id), from: bytes))
+                records.append(try StoredToast.row(id: ToastID(id), from: bytes))
             } catch {
                 throw SQLiteDatabase.Failure.corrupt("\(error)")
             }

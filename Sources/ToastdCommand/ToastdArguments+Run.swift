@@ -64,7 +64,7 @@ extension ToastdArguments {
                 for note in loaded.notes { logger.error("\(note)") }
                 logger.info(
                     "state restored",
-                    metadata: ["database": "\(store.path)", "toasts": "\(loaded.state.recordCount)", "instance": "\(loaded.instance)"]
+                    metadata: ["database": "\(store.path)", "toasts": "\(loaded.scheduler.count)", "instance": "\(loaded.instance)"]
                 )
                 options.storage = .durable(store, loaded)
             } catch .locked(let directory) {

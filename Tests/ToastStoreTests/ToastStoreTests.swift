@@ -105,7 +105,8 @@ struct ToastStoreTests {
             #expect(loaded.state.nextID == expected.nextID)
             #expect(loaded.state.lastSequence == expected.seq)
             #expect(loaded.state.pausedLevel == expected.paused)
-            #expect(loaded.state.modes == expected.modes)
+            // The restored scheduler keeps its modes sorted (a set).
+            #expect(loaded.state.modes == expected.modes.sorted())
             for step in run {
                 try store.commit(step)
                 expected = (step.nextID, step.lastSequence, step.pausedLevel, step.modes)
@@ -115,7 +116,7 @@ struct ToastStoreTests {
         #expect(loaded.state.nextID == 6)
         #expect(loaded.state.lastSequence == 15)
         #expect(loaded.state.pausedLevel == 70)
-        #expect(loaded.state.modes == ["work", "dnd"])
+        #expect(loaded.state.modes == ["dnd", "work"])
     }
 
     /// A restart shows the history the daemon showed. The file is trimmed
@@ -296,18 +297,50 @@ struct ToastStoreTests {
         #expect(written == (try old.storedRows()))
     }
 
+    /// Ways a stored toast's bytes can be damaged: in the header the
+    /// store reads first, or in the toast, which a live toast has checked
+    /// only as the restore unpacks it.
+    enum StoredDamage: CaseIterable, CustomTestStringConvertible {
+        case header, truncated, notUTF8, invalidToast
+
+        var testDescription: String { "\(self)" }
+
+        /// The damaged bytes for toast `id`.
+        func bytes(id: ToastID) -> [UInt8] {
+            func stored(_ message: String) -> [UInt8] {
+                let record = ToastRecord(
+                    id: id, toast: Toast(message: message), state: .queued, repeatCount: 1, createdAt: 0, presentedAt: nil,
+                    expiresAt: nil, placement: 1
+                )
+                return StoredToast.withBytes(of: record) { Array($0) }
+            }
+            switch self {
+            case .header: return [StoredToast.format, 0xFF]
+            case .truncated: return stored("cut short").dropLast()
+            case .notUTF8:
+                var bytes = stored("QQQQ")
+                let at = bytes.firstRange(of: Array("QQQQ".utf8))!.lowerBound
+                bytes[at] = 0xC3  // then "(": not a UTF-8 sequence
+                bytes[at + 1] = UInt8(ascii: "(")
+                return bytes
+            case .invalidToast: return stored(String(repeating: "x", count: ToastLimits.messageBytes + 1))
+            }
+        }
+    }
+
     /// A stored toast, live or in the history, is read as strictly as a
     /// request (`StoredToast`): one whose bytes are damaged makes the file
     /// corrupt, which is moved aside. (Toast 2 is the session's one ended
     /// toast; 3 is live.)
-    @Test(arguments: [(3, false), (2, true)])
-    func aDamagedStoredToastIsACorruptFile(id: ToastID, inHistory: Bool) throws {
+    @Test(arguments: [(3, false), (2, true)], StoredDamage.allCases)
+    func aDamagedStoredToastIsACorruptFile(toast: (id: ToastID, inHistory: Bool), damage: StoredDamage) throws {
+        let (id, inHistory) = toast
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         do {
             let (store, _) = try ToastStore.open(directory: directory, historySize: 100)
             for batch in Self.session().1 { try store.commit(batch) }
-            try store.overwriteStoredToast(id: id, inHistory: inHistory, with: [StoredToast.format, 0xFF])
+            try store.overwriteStoredToast(id: id, inHistory: inHistory, with: damage.bytes(id: id))
         }
         let loaded = try Self.reopen(directory, historySize: 100)
         #expect(loaded.state.recordCount == 0)

@@ -33,7 +33,9 @@ package struct PackedRecord: Sendable {
         bytes = Self.withPacked(record, after: 0) { Array($0) }
     }
 
-    /// A record whose bytes were packed elsewhere (and checked: `StoredToast`).
+    /// A record whose bytes were packed elsewhere: a store's row, read
+    /// through `StoredToast` (`checkedHeader`, then `checkedRecord`) before
+    /// anything reads it unchecked.
     init(id: ToastID, bytes: [UInt8]) {
         self.id = id
         self.bytes = bytes
@@ -263,8 +265,25 @@ package struct PackedRecord: Sendable {
 
     package var unpacked: ToastRecord { ownBytes { buffer throws(Damage) in try Self.unpack(id: id, buffer, checksText: false) } }
 
-    /// `read` over bytes this process packed (`init(_:)`, or a store's
-    /// bytes `StoredToast` checked): they cannot be damaged.
+    /// `header`, for bytes from outside the process (a store's row): damage throws.
+    var checkedHeader: (state: ToastRecord.State, placement: UInt64) {
+        get throws(Damage) {
+            try bytes.withUnsafeBufferPointer { buffer throws(Damage) in
+                var reader = Reader(buffer, checksText: true)
+                let header = try Header(&reader)
+                return (header.state, header.placement)
+            }
+        }
+    }
+
+    /// `unpacked`, for bytes from outside the process: damage throws, and
+    /// a text that is not UTF-8 is damage.
+    var checkedRecord: ToastRecord {
+        get throws(Damage) { try bytes.withUnsafeBufferPointer { buffer throws(Damage) in try Self.unpack(id: id, buffer, checksText: true) } }
+    }
+
+    /// `read` over bytes this process packed (`init(_:)`), or a store's
+    /// row once `StoredToast.checked` read it: they cannot be damaged.
     private func ownBytes<Result>(_ read: (UnsafeBufferPointer<UInt8>) throws(Damage) -> Result) -> Result {
         bytes.withUnsafeBufferPointer { buffer in
             do { return try read(buffer) } catch { preconditionFailure("a packed record is damaged: \(error)") }

@@ -31,23 +31,38 @@ public enum StoredToast {
         }
     }
 
-    /// The record stored as `bytes` under `id`, checked, and packed as the
-    /// scheduler keeps it (the same bytes, without the format number).
-    package static func packed(id: ToastID, from bytes: UnsafeBufferPointer<UInt8>) throws(Damage) -> PackedRecord {
-        _ = try record(id: id, from: bytes)
-        return PackedRecord(id: id, bytes: Array(bytes.dropFirst()))
-    }
-
-    /// The record stored as `bytes` under `id`, checked.
-    public static func record(id: ToastID, from bytes: UnsafeBufferPointer<UInt8>) throws(Damage) -> ToastRecord {
+    /// The row stored as `bytes` under `id`, as the scheduler keeps it (the
+    /// same bytes, without the format number), with its format, id and
+    /// header checked: enough to place it in a restart's order. Its toast
+    /// is checked as the restart unpacks it (`checked(_:)`), once.
+    package static func row(id: ToastID, from bytes: UnsafeBufferPointer<UInt8>) throws(Damage) -> PackedRecord {
         guard let first = bytes.first else { throw Damage(description: "the toast \(id) is stored empty") }
         guard first == format else {
             throw Damage(description: "the toast \(id) is stored in format \(first), which this toastd does not read (it reads \(format))")
         }
         guard id > 0 else { throw Damage(description: "a toast is stored under id \(id)") }
+        let packed = PackedRecord(id: id, bytes: Array(bytes.dropFirst()))
+        do {
+            _ = try packed.checkedHeader
+        } catch {
+            throw Damage(description: "the toast \(id) is damaged: \(error)")
+        }
+        return packed
+    }
+
+    /// The record stored as `bytes` under `id`, checked.
+    public static func record(id: ToastID, from bytes: UnsafeBufferPointer<UInt8>) throws(Damage) -> ToastRecord {
+        try checked(try row(id: id, from: bytes))
+    }
+
+    /// A stored row's record, unpacked and checked: every length within the
+    /// bytes, every text UTF-8, every case number one that exists, nothing
+    /// left over, then the toast as an add is checked.
+    package static func checked(_ row: PackedRecord) throws(Damage) -> ToastRecord {
+        let id = row.id
         let record: ToastRecord
         do {
-            record = try PackedRecord.unpack(id: id, UnsafeBufferPointer(rebasing: bytes.dropFirst()), checksText: true)
+            record = try row.checkedRecord
         } catch {
             throw Damage(description: "the toast \(id) is damaged: \(error)")
         }
