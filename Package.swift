@@ -74,7 +74,7 @@ let package = Package(
         // The system SQLite (Debian libsqlite3-dev), for ToastStore alone.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // Durable state: the live toasts, counters and history in SQLite (WAL), through its C API.
-        .target(name: "ToastStore", dependencies: ["ToastCore", "CSQLite"]),
+        .target(name: "ToastStore", dependencies: ["ToastCore", "ToastSystem", "CSQLite"]),
         // The configuration file: role defaults, limits, levels, modes and rules, checked with positions.
         // toml++ (Debian libtomlplusplus-dev, header-only) behind a C face: the TOML reader.
         .target(name: "CTomlReader"),

@@ -29,6 +29,12 @@ public struct InProcessClient: Sendable {
         hub.loop.execute { hub.perform(request, source: source, completion: completion) }
     }
 
+    /// Whether toast `id` is live; on the hub's event loop only.
+    public func isLive(_ id: ToastID) -> Bool {
+        hub.loop.preconditionInEventLoop()
+        return hub.service.scheduler.state(of: id) != nil
+    }
+
     /// Tells `deliver` of every event from now on, each once it is committed.
     public func watch(_ deliver: @escaping @Sendable (ToastEvent) -> Void) {
         let hub = self.hub

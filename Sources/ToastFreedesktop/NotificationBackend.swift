@@ -22,4 +22,7 @@ public protocol NotificationBackend: Sendable {
 
     /// Tells `deliver` (on the executor, without blocking) of every event from now on.
     func watch(_ deliver: @escaping @Sendable (ToastEvent) -> Void)
+
+    /// Whether toast `id` is live (on the executor).
+    func isLive(_ id: ToastID) -> Bool
 }

@@ -100,6 +100,23 @@ public final class NotificationServer: @unchecked Sendable {
     }
     private let watcher = BusWatcher()
 
+    /// Where the bridge keeps what it knows of live notifications across a
+    /// restart of toastd (`NotificationOwners`): a file in the state
+    /// directory, read once at start and written when the bridge stops.
+    public struct Memory: Sendable {
+        /// The file's bytes, or nil when there is none.
+        public var read: @Sendable () throws -> [UInt8]?
+        public var write: @Sendable ([UInt8]) throws -> Void
+
+        public init(read: @escaping @Sendable () throws -> [UInt8]?, write: @escaping @Sendable ([UInt8]) throws -> Void) {
+            self.read = read
+            self.write = write
+        }
+    }
+    let memory: Memory?
+    /// The most of its file `Memory.read` needs to read.
+    public static let memoryLimit = NotificationOwners.maxBytes
+
     // On the executor only, once the watcher has handed the connection over.
     private var bus: Bus?
     /// The owner of each live notification from the bus.
@@ -108,15 +125,49 @@ public final class NotificationServer: @unchecked Sendable {
     private var actionKeys: [ToastID: [String: String]] = [:]
     private var watchingEvents = false
 
+    /// `memory`: where to keep owners and action keys across a restart
+    /// (a durable toastd's state directory); nil keeps them in memory only.
     public init(
-        backend: any NotificationBackend, ownership: Ownership, version: String,
+        backend: any NotificationBackend, ownership: Ownership, version: String, memory: Memory? = nil,
         onState: @escaping @Sendable (State) -> Void, onProblem: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.backend = backend
         self.ownership = ownership
         self.version = version
+        self.memory = memory
         self.onState = onState
         self.onProblem = onProblem
+        recall()
+    }
+
+    /// Takes back what the last run kept (before anything runs on the executor).
+    private func recall() {
+        guard let memory else { return }
+        let bytes: [UInt8]?
+        do {
+            bytes = try memory.read()
+        } catch {
+            return onProblem("the notifications' owners from the last run are not read: \(error)")
+        }
+        guard let bytes else { return }
+        let (kept, problems) = NotificationOwners.decode(bytes)
+        for problem in problems.prefix(5) { onProblem("the notifications' owners from the last run: \(problem)") }
+        if problems.count > 5 { onProblem("the notifications' owners from the last run: \(problems.count - 5) more lines left out") }
+        owners = kept.owners
+        actionKeys = kept.actionKeys
+    }
+
+    /// Keeps what the bridge knows of the toasts still live, for the next
+    /// run (on the executor, as the bridge stops).
+    private func remember() {
+        guard let memory else { return }
+        owners = owners.filter { backend.isLive($0.key) }
+        actionKeys = actionKeys.filter { backend.isLive($0.key) }
+        do {
+            try memory.write(NotificationOwners(owners: owners, actionKeys: actionKeys).encoded())
+        } catch {
+            onProblem("the notifications' owners are not kept for the next run: \(error)")
+        }
     }
 
     /// Starts the watcher's thread, which connects.
@@ -147,6 +198,8 @@ public final class NotificationServer: @unchecked Sendable {
                 state.ended = true
                 return state.waiters
             }
+            // Before the waiters: toastd stops its hub once they have run.
+            backend.execute { self.remember() }
             // After the detach it may have queued there.
             for waiter in waiters { backend.execute(waiter) }
         }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import ToastSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -102,6 +103,44 @@ public enum StateDirectory {
         if info.st_mode & S_IFMT == S_IFLNK { throw Untrusted(path: path, reason: "it is a symbolic link") }
         try checkFile(path, info, uid: uid)
         if info.st_mode & 0o077 != 0 { chmod(path, 0o600) }
+    }
+
+    /// A small file of the state directory, read whole under `openFile`'s
+    /// rules; nil when there is none. A file over `limit` bytes is refused.
+    public static func readFile(_ path: String, limit: Int, uid: uid_t = getuid()) throws(Untrusted) -> [UInt8]? {
+        var info = stat()
+        if lstat(path, &info) != 0 && errno == ENOENT { return nil }
+        let descriptor = try openFile(path, flags: O_RDONLY | O_NONBLOCK, uid: uid)
+        defer { close(descriptor) }
+        let bytes = ProcFile.bytes(of: descriptor, limit: limit)
+        guard bytes.count <= limit else { throw Untrusted(path: path, reason: "it is over \(limit) bytes") }
+        return bytes
+    }
+
+    /// Replaces a small file of the state directory with `bytes`: written
+    /// to a file beside it (made new, 0600), then renamed over it, so that
+    /// a reader finds the old file or the new one, never a part.
+    public static func replaceFile(_ path: String, with bytes: [UInt8], uid: uid_t = getuid()) throws(Untrusted) {
+        let written = path + ".new"
+        unlink(written)
+        let descriptor = try openFile(written, flags: O_WRONLY | O_CREAT | O_EXCL, uid: uid)
+        var offset = 0
+        var failure: Int32 = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                failure = errno
+                break
+            }
+            offset += count
+        }
+        close(descriptor)
+        guard failure == 0, rename(written, path) == 0 else {
+            let reason = String(cString: strerror(failure != 0 ? failure : errno))
+            unlink(written)
+            throw Untrusted(path: path, reason: "cannot write it: \(reason)")
+        }
     }
 
     private static func checkFile(_ path: String, _ info: stat, uid: uid_t) throws(Untrusted) {

@@ -15,13 +15,21 @@ public enum ProcFile {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
+        return bytes(of: fd, limit: .max)
+    }
+
+    /// What an open file has left to read, to its end or to more than
+    /// `limit` bytes (then `limit + 1` of them: the caller can tell the
+    /// file was too long).
+    public static func bytes(of fd: Int32, limit: Int) -> [UInt8] {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
+        while bytes.count <= limit {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { break }
-            bytes += chunk[..<count]
+            let room = limit - bytes.count
+            bytes += chunk[..<(count > room ? room + 1 : count)]
         }
         return bytes
     }

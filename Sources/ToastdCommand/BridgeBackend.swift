@@ -22,6 +22,10 @@ struct BridgeBackend: NotificationBackend {
     func watch(_ deliver: @escaping @Sendable (ToastEvent) -> Void) {
         client.watch(deliver)
     }
+
+    func isLive(_ id: ToastID) -> Bool {
+        client.isLive(id)
+    }
 }
 
 /// The bridge as one of toastd's services: it connects once the socket

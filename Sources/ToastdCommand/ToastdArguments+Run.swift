@@ -58,6 +58,9 @@ extension ToastdArguments {
             )
             printError("toastd: configuration refused; running on the defaults:\n\(invalid.description)")
         }
+        // Where the bridge keeps its notifications' owners across a restart:
+        // beside the store, while the store is there.
+        var bridgeMemory: NotificationServer.Memory?
         if let directory = try stateDirectory(environment: environment) {
             do {
                 let (store, loaded) = try ToastStore.open(directory: directory, historySize: options.historySize)
@@ -67,6 +70,11 @@ extension ToastdArguments {
                     metadata: ["database": "\(store.path)", "toasts": "\(loaded.scheduler.count)", "instance": "\(loaded.instance)"]
                 )
                 options.storage = .durable(store, loaded)
+                let file = directory + "/freedesktop-owners"
+                bridgeMemory = NotificationServer.Memory(
+                    read: { try StateDirectory.readFile(file, limit: NotificationServer.memoryLimit) },
+                    write: { try StateDirectory.replaceFile(file, with: $0) }
+                )
             } catch .locked(let directory) {
                 logger.critical("\(ToastStore.Failure.locked(directory))")
                 throw ExitCode(1)
@@ -84,10 +92,11 @@ extension ToastdArguments {
             options.inheritedSocket = inherited.fileDescriptor
         }
         if let freedesktop {
+            let bridgeMemory = bridgeMemory
             options.companions.append { board, client in
                 let server = NotificationServer(
                     backend: BridgeBackend(client: client), ownership: freedesktop == .replace ? .replace : .ifFree,
-                    version: ProtocolInfo.toolVersion,
+                    version: ProtocolInfo.toolVersion, memory: bridgeMemory,
                     onState: { state in
                         board.set("freedesktop", state.description)
                         switch state {

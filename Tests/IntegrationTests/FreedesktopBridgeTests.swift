@@ -183,6 +183,67 @@ struct FreedesktopBridgeTests {
         #expect(try session.gdbus("CloseNotification", "999999").status == 0)
     }
 
+    /// A durable toastd restarted under its apps: each notification still
+    /// has its owner (the same app replaces it, the same connection closes
+    /// it, another app's `replaces_id` gets a new one) and its action keys.
+    @Test(.enabled(if: available)) func ownersAndActionKeysOutliveARestart() throws {
+        let bus = try Bus()
+        let state = FileManager.default.temporaryDirectory.appending(path: "toastd-owners-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        func start() throws -> DaemonFixture {
+            let daemon = try DaemonFixture(
+                arguments: ["--freedesktop", "--log-level", "warning", "--state-dir", state], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address]
+            )
+            #expect(Self.waitForBridge(daemon, "serving").hasPrefix("serving"))
+            return daemon
+        }
+        // One connection, kept across the restart, as a running app's.
+        let client = try NotificationsClient(address: bus.address)
+        var daemon = try start()
+        let volume = try client.notify(Notification(appName: "volume", summary: "Volume 10%", expireTimeout: 0))
+        // "go on!" is no toast action id: its toast's action is "a1".
+        let ask = try client.notify(Notification(appName: "ask", summary: "Proceed?", actions: ["go on!", "Go"], expireTimeout: 0))
+        let mail = try client.notify(Notification(appName: "mail", summary: "New mail", expireTimeout: 0))
+        daemon.process.terminate()
+        daemon.process.waitUntilExit()
+        #expect(FileManager.default.fileExists(atPath: state + "/freedesktop-owners"))
+
+        daemon = try start()
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "TOASTD_SOCKET": daemon.socket]
+        func toast(_ id: UInt32) throws -> JSONValue? {
+            let list = try daemon.connect().request(["op": "list"], timeout: 5_000)
+            guard case .array(let toasts)? = list["result"]?["toasts"] else { return nil }
+            return toasts.first { $0["id"]?.intValue == Int64(id) }
+        }
+        #expect(try toast(volume)?["message"] == "Volume 10%", "the toast itself was restored")
+
+        // The action answers with the sender's own key.
+        let signals = daemon.directory.appending(path: "signals").path
+        let monitor = try DaemonFixture.spawn(
+            "/usr/bin/gdbus", ["monitor", "--session", "--dest", "org.freedesktop.Notifications"], environment: environment, stdout: signals
+        )
+        defer { kill(monitor, SIGKILL); DaemonFixture.wait(monitor) }
+        usleep(300_000)
+        #expect(try daemon.toastctl("invoke", "\(ask)", "--action", "a1").status == 0)
+        let text = Self.waitFor(signals, "ActionInvoked (uint32 \(ask), 'go on!')")
+        #expect(text.contains("ActionInvoked (uint32 \(ask), 'go on!')"), "\(text)")
+
+        // The same app replaces its own, from its connection and from a script's.
+        #expect(try client.notify(Notification(appName: "volume", replacesID: volume, summary: "Volume 20%", expireTimeout: 0)) == volume)
+        #expect(try toast(volume)?["message"] == "Volume 20%")
+        let script = try DaemonFixture.run("/usr/bin/notify-send", ["-p", "-a", "volume", "-r", "\(volume)", "-t", "0", "Volume 30%"], environment: environment)
+        #expect(script.stdout == "\(volume)", "\(script.stderr)")
+        // Another app's replaces_id is a notification of its own.
+        let other = try DaemonFixture.run("/usr/bin/notify-send", ["-p", "-a", "intruder", "-r", "\(mail)", "Not yours"], environment: environment)
+        #expect(other.stdout != "\(mail)" && !other.stdout.isEmpty)
+        #expect(try toast(mail)?["message"] == "New mail")
+
+        // The connection that showed it closes it.
+        try client.close(mail)
+        for _ in 0..<200 where try toast(mail) != nil { usleep(10_000) }
+        #expect(try toast(mail) == nil)
+    }
+
     @Test(.enabled(if: available)) func hostileCallsLeaveToastdUpAndCorrect() throws {
         let session = try Session()
         let client = try NotificationsClient(address: session.address)

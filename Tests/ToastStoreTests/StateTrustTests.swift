@@ -109,6 +109,36 @@ struct StateTrustTests {
         #expect(reason?.contains("hard links") == true, "\(reason ?? "opened")")
     }
 
+    /// A small file of the state directory (the bridge's owners): read
+    /// back as written, 0600; never through a symlink, never past its limit,
+    /// and a planted `.new` beside it is neither followed nor kept.
+    @Test func aSmallFileIsReplacedWholeAndReadWithinItsLimit() throws {
+        let directory = try Session.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try StateDirectory.prepare(directory)
+        let file = directory + "/small"
+        #expect(try StateDirectory.readFile(file, limit: 10) == nil, "no file: nothing to read")
+        try StateDirectory.replaceFile(file, with: Array("first".utf8))
+        try StateDirectory.replaceFile(file, with: Array("second".utf8))
+        #expect(try StateDirectory.readFile(file, limit: 10) == Array("second".utf8))
+        var info = stat()
+        #expect(stat(file, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        #expect(access(file + ".new", F_OK) != 0, "nothing left beside it")
+
+        #expect(throws: StateDirectory.Untrusted.self) { try StateDirectory.readFile(file, limit: 5) }
+
+        let victim = directory + "-victim"
+        try Data("precious".utf8).write(to: URL(filePath: victim))
+        defer { unlink(victim) }
+        symlink(victim, file + ".new")
+        try StateDirectory.replaceFile(file, with: Array("third".utf8))
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious")
+        #expect(try StateDirectory.readFile(file, limit: 10) == Array("third".utf8))
+        unlink(file)
+        symlink(victim, file)
+        #expect(throws: StateDirectory.Untrusted.self) { try StateDirectory.readFile(file, limit: 100) }
+    }
+
     /// A journal record toastd did not write: unkeyed (the old format, once
     /// the database has a key), or signed with another key. Neither is
     /// applied; a record the store wrote itself is.
