@@ -283,34 +283,44 @@ extension BenchmarkSuite {
             "wakeups / min", "first request ms", "next ms", "first / next", "server CPU µs, first / next", "major faults, server / client",
             "target"
         )
+        // Every daemon's memory and wakeups first, before any is woken.
+        let memory = resting.daemons.map { ChildProcess.smaps(of: $0.server.process.pid) }
+        let wakeups = resting.daemons.indices.map { Double(Self.contextSwitches(resting.daemons[$0].server.process.pid) - before[$0]) * 60 / window }
+        var woken = [Woken?](repeating: nil, count: resting.daemons.count)
+        for index in Self.wakeOrder(resting.daemons.map(\.kind)) {
+            let daemon = resting.daemons[index]
+            let pid = daemon.server.process.pid
+            // A shared client is run once, against no server, so that only
+            // the server has rested (the other scenarios ran it, but maybe
+            // not in the rest's last minute).
+            if daemon.kind != .sessionFirst { warmClient(of: daemon) }
+            let (run, cpu, faults) = try Self.cost(of: pid) { try wake(daemon, "after the rest") }
+            var following = Samples()
+            let nextCost = try Self.cost(of: pid) {
+                for request in 0..<5 { following.append(Double(try wake(daemon, "next \(request)").elapsed) / 1e6) }
+            }
+            woken[index] = Woken(
+                first: Double(run.elapsed) / 1e6, next: following.median, firstCPU: cpu / 1e3, nextCPU: nextCost.cpu / 5 / 1e3,
+                serverFaults: faults, clientFaults: run.majorFaults, clientRead: run.blocksRead
+            )
+            daemon.server.stop()
+        }
         var verdicts: [String] = []
         for kind in Resting.Kind.allCases {
             let group = resting.daemons.indices.filter { resting.daemons[$0].kind == kind }
-            var memory: [(pss: Int, anonymous: Int, rss: Int)] = []
-            var wakeups = Samples(), first = Samples(), next = Samples(), firstCPU = Samples(), nextCPU = Samples()
-            var serverFaults = 0, clientFaults = 0, clientRead = 0
-            for index in group {
-                let daemon = resting.daemons[index]
-                let pid = daemon.server.process.pid
-                memory.append(ChildProcess.smaps(of: pid))
-                wakeups.append(Double(Self.contextSwitches(pid) - before[index]) * 60 / window)
-                // A shared client is run once, against no server, so that only
-                // the server has rested (the other scenarios ran it, but maybe
-                // not in the rest's last minute).
-                if daemon.kind != .sessionFirst { warmClient(of: daemon) }
-                let (run, cpu, faults) = try Self.cost(of: pid) { try wake(daemon, "after the rest") }
-                first.append(Double(run.elapsed) / 1e6)
-                firstCPU.append(cpu / 1e3)
-                serverFaults += faults
-                (clientFaults, clientRead) = (clientFaults + run.majorFaults, clientRead + run.blocksRead)
-                var following = Samples()
-                let nextCost = try Self.cost(of: pid) {
-                    for request in 0..<5 { following.append(Double(try wake(daemon, "next \(request)").elapsed) / 1e6) }
-                }
-                next.append(following.median)
-                nextCPU.append(nextCost.cpu / 5 / 1e3)
-                daemon.server.stop()
+            let results = group.compactMap { woken[$0] }
+            var first = Samples(), next = Samples(), firstCPU = Samples(), nextCPU = Samples(), groupWakeups = Samples()
+            for result in results {
+                first.append(result.first)
+                next.append(result.next)
+                firstCPU.append(result.firstCPU)
+                nextCPU.append(result.nextCPU)
             }
+            for index in group { groupWakeups.append(wakeups[index]) }
+            let serverFaults = results.map(\.serverFaults).reduce(0, +)
+            let clientFaults = results.map(\.clientFaults).reduce(0, +)
+            let clientRead = results.map(\.clientRead).reduce(0, +)
+            let groupMemory = group.map { memory[$0] }
             func median(_ values: [Int]) -> String { Figure.fixed(Double(values.sorted()[values.count / 2]) / 1024, 1) }
             let ratio = first.median / next.median
             let cpu = "\(Figure.fixed(firstCPU.median, 0)) / \(Figure.fixed(nextCPU.median, 0))"
@@ -330,8 +340,8 @@ extension BenchmarkSuite {
             case .cEcho: verdicts.append("a C echo server \(Figure.ratio(ratio))")
             }
             table.add(
-                kind.label, median(memory.map(\.pss)), median(memory.map(\.anonymous)), median(memory.map(\.rss)),
-                Figure.fixed(wakeups.median, 2), Figure.fixed(first.median), Figure.fixed(next.median), Figure.ratio(ratio), cpu,
+                kind.label, median(groupMemory.map(\.pss)), median(groupMemory.map(\.anonymous)), median(groupMemory.map(\.rss)),
+                Figure.fixed(groupWakeups.median, 2), Figure.fixed(first.median), Figure.fixed(next.median), Figure.ratio(ratio), cpu,
                 "\(serverFaults) / \(clientFaults)", target
             )
         }
@@ -349,6 +359,38 @@ extension BenchmarkSuite {
                 + "Server CPU: all its threads' (/proc/PID/task/*/schedstat) while the first request ran, and per request over the next five; "
                 + "major faults: the server's over the first request, and its client's, summed over the group's servers.\n"
         )
+    }
+
+    /// What one daemon's first request after the rest cost, and the five after it.
+    struct Woken {
+        var first: Double
+        var next: Double
+        var firstCPU: Double
+        var nextCPU: Double
+        var serverFaults: Int
+        var clientFaults: Int
+        var clientRead: Int
+    }
+
+    /// The order the resting daemons are woken in (indices into `kinds`):
+    /// a round takes one daemon of each group, and every other round goes
+    /// through the groups backwards. The first requests after a long rest
+    /// pay more than the later ones whatever the server (the machine wakes
+    /// too), so waking group by group favoured the groups woken last: the
+    /// code pages kept looked faster than shipped in seven full runs of
+    /// eight, and measured slower woken in turns (docs/BENCHMARKS.md, "The
+    /// code pages, woken in turns").
+    static func wakeOrder(_ kinds: [Resting.Kind]) -> [Int] {
+        var groups = Resting.Kind.allCases.map { kind in kinds.indices.filter { kinds[$0] == kind } }.filter { !$0.isEmpty }
+        var order: [Int] = []
+        var round = 0
+        while groups.contains(where: { !$0.isEmpty }) {
+            for group in (round % 2 == 0 ? Array(groups.indices) : groups.indices.reversed()) where !groups[group].isEmpty {
+                order.append(groups[group].removeFirst())
+            }
+            round += 1
+        }
+        return order
     }
 
     /// Every thread's voluntary and involuntary context switches, from /proc.
