@@ -78,7 +78,7 @@ let package = Package(
         // The configuration file: role defaults, limits, levels, modes and rules, checked with positions.
         // toml++ (Debian libtomlplusplus-dev, header-only) behind a C face: the TOML reader.
         .target(name: "CTomlReader"),
-        .target(name: "ToastConfig", dependencies: ["ToastCore", "ToastRegex", "CTomlReader"]),
+        .target(name: "ToastConfig", dependencies: ["ToastCore", "ToastRegex", "ToastSystem", "CTomlReader"]),
         // org.freedesktop.Notifications over sd-bus: toastd as the desktop's notification server.
         // Safe Swift over sd-bus: a connection, its messages, handlers and
         // signal matches. With Systemd, the only module that imports CSystemd.

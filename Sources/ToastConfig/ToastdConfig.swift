@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import ToastCore
+import ToastSystem
 
 /// toastd's configuration file, `$XDG_CONFIG_HOME/toastd/config.toml`:
 /// role defaults, slots, limits, pause levels, modes, `exec` limits and the
@@ -137,17 +138,9 @@ extension ToastdConfig {
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             return .failure(Invalid(path: path, problems: [Problem(line: 1, column: 1, message: "cannot read the file: not a regular file")]))
         }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16_384)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += chunk[..<count]
-            if bytes.count > maxFileBytes {
-                return .failure(
-                    Invalid(path: path, problems: [Problem(line: 1, column: 1, message: "the file is over \(maxFileBytes) bytes")]))
-            }
+        let bytes = ProcFile.bytes(of: fd, limit: maxFileBytes)
+        if bytes.count > maxFileBytes {
+            return .failure(Invalid(path: path, problems: [Problem(line: 1, column: 1, message: "the file is over \(maxFileBytes) bytes")]))
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             return .failure(Invalid(path: path, problems: [Problem(line: 1, column: 1, message: "the file is not UTF-8")]))

@@ -124,20 +124,10 @@ public enum StateDirectory {
         let written = path + ".new"
         unlink(written)
         let descriptor = try openFile(written, flags: O_WRONLY | O_CREAT | O_EXCL, uid: uid)
-        var offset = 0
-        var failure: Int32 = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                failure = errno
-                break
-            }
-            offset += count
-        }
+        let failure = bytes.withUnsafeBytes { StepJournal.writeAll(descriptor, $0) }
         close(descriptor)
-        guard failure == 0, rename(written, path) == 0 else {
-            let reason = String(cString: strerror(failure != 0 ? failure : errno))
+        guard failure == nil, rename(written, path) == 0 else {
+            let reason = String(cString: strerror(failure ?? errno))
             unlink(written)
             throw Untrusted(path: path, reason: "cannot write it: \(reason)")
         }

@@ -223,7 +223,7 @@ public final class StepJournal: @unchecked Sendable {
 
     /// Writes every byte, or returns the errno that stopped it (a write
     /// that takes nothing counts as a full disk).
-    private static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Int32? {
+    static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Int32? {
         var offset = 0
         while offset < buffer.count {
             let count = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)

@@ -188,6 +188,27 @@ struct ToastdConfigTests {
         }
         #expect(invalid.problems.first?.message.contains("cannot read") == true)
     }
+
+    /// A file larger than a configuration can be is refused unread; one at
+    /// the limit is read (and judged on what it says).
+    @Test func aFileOverTheLimitIsRefused() throws {
+        let path = FileManager.default.temporaryDirectory.appending(path: "toastd-config-\(UUID().uuidString.prefix(8)).toml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let comment = Array("# padding\n".utf8)
+        var bytes = Array(repeating: comment, count: ToastdConfig.maxFileBytes / comment.count).flatMap { $0 }
+        bytes += Array(repeating: UInt8(ascii: "#"), count: ToastdConfig.maxFileBytes - bytes.count)
+        try Data(bytes).write(to: URL(filePath: path))
+        guard case .success = ToastdConfig.load(path: path) else {
+            Issue.record("a file of comments at the limit was refused")
+            return
+        }
+        try Data(bytes + [UInt8(ascii: "\n")]).write(to: URL(filePath: path))
+        guard case .failure(let invalid) = ToastdConfig.load(path: path) else {
+            Issue.record("a file over the limit loaded")
+            return
+        }
+        #expect(invalid.problems.first?.message.contains("over \(ToastdConfig.maxFileBytes) bytes") == true)
+    }
 }
 
 /// The README's example configuration is a valid file: the documentation
