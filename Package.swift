@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "ToastKit", targets: ["ToastKit"]),
         .executable(name: "toastd", targets: ["toastd"]),
         .executable(name: "toastctl", targets: ["toastctl"]),
+        .executable(name: "toastctl-full", targets: ["toastctl-full"]),
         .executable(name: "toast-tail", targets: ["toast-tail"]),
         .executable(name: "toast-notify", targets: ["toast-notify"]),
         .executable(name: "toast-overlay", targets: ["toast-overlay"]),
@@ -170,7 +171,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "toastctl", dependencies: ["ToastctlCommands"]),
+        // The full toastctl: every command, over ArgumentParser and ToastKit.
+        .executableTarget(name: "toastctl-full", dependencies: ["ToastctlCommands", "ToastSystem"]),
+        // toastctl's front (Embedded Swift, tens of KB): sends the plain form of
+        // `add` itself and runs toastctl-full for everything else (Sources/toastctl/main.swift).
+        .target(name: "CToastctlFront"),
+        .executableTarget(
+            name: "toastctl",
+            dependencies: ["CToastctlFront"],
+            swiftSettings: [.enableExperimentalFeature("Embedded"), .unsafeFlags(["-wmo"])]
+        ),
         // Benchmarks and the soak: load generators, baselines, the report (scripts/bench.sh).
         .target(
             name: "ToastBench",

@@ -2,9 +2,11 @@
 # Sourced by install.sh, package-deb.sh and bench.sh: the one release build
 # everyone uses. Every tool has the Swift runtime linked in
 # (--static-swift-stdlib: nothing from the toolchain at run time, and idle
-# toastd is 6 MiB smaller, docs/BENCHMARKS.md section 4); toastctl is a
-# fully static executable (a one-shot `toastctl add` starts in a third of
-# the time). The binaries are stripped into $STAGE_BIN, their debug
+# toastd is 6 MiB smaller, docs/BENCHMARKS.md section 4); toastctl is
+# its front (Embedded Swift, 35 KB, linked with the C library alone: it
+# sends the plain form of `add` and runs toastctl-full for the rest), and
+# toastctl-full a fully static executable (it starts in a third of the
+# time). The binaries are stripped into $STAGE_BIN, their debug
 # information kept apart in $STAGE_DEBUG/TOOL.debug (linked by
 # .gnu_debuglink, as Debian's -dbgsym packages do).
 #
@@ -69,21 +71,22 @@ build_release() {
     # time; toastctl calls none of them.
     ordered_link toastctl
     same_flags .build-static "${ORDERED_LINK[@]}"
-    relink_if_reordered toastctl .build-static/release/toastctl
-    quiet_build -c release --scratch-path .build-static --product toastctl -Xswiftc -static-executable "${ORDERED_LINK[@]}"
+    relink_if_reordered toastctl .build-static/release/toastctl-full
+    quiet_build -c release --scratch-path .build-static --product toastctl-full -Xswiftc -static-executable "${ORDERED_LINK[@]}"
     static="$(swift build -c release --scratch-path .build-static --show-bin-path | tail -n 1)"
     STAGE_BIN="$PWD/.build-stage/bin"
     STAGE_DEBUG="$PWD/.build-stage/debug"
     mkdir -p "$STAGE_BIN" "$STAGE_DEBUG"
-    for product in "${RELEASE_TOOLS[@]}" toastctl; do
+    for product in "${RELEASE_TOOLS[@]}" toastctl toastctl-full; do
         local built="$static_stdlib/$product"
-        [ "$product" = toastctl ] && built="$static/$product"
+        [ "$product" = toastctl ] && built="$RELEASE_BIN/$product"
+        [ "$product" = toastctl-full ] && built="$static/$product"
         stage_binary "$built" "$product"
     done
     TOASTD_BIN="$STAGE_BIN/toastd"
     TOASTCTL_BIN="$STAGE_BIN/toastctl"
     OVERLAY_BIN="$STAGE_BIN/toast-overlay"
-    [ -x "$RELEASE_BIN/toastd" ] && [ -x "$TOASTD_BIN" ] && [ -x "$TOASTCTL_BIN" ] && [ -x "$OVERLAY_BIN" ]
+    [ -x "$RELEASE_BIN/toastd" ] && [ -x "$TOASTD_BIN" ] && [ -x "$TOASTCTL_BIN" ] && [ -x "$STAGE_BIN/toastctl-full" ] && [ -x "$OVERLAY_BIN" ]
 }
 
 # A stripped copy of $1 as $STAGE_BIN/$2, its debug information in $STAGE_DEBUG/$2.debug.

@@ -12,7 +12,7 @@ ensure_packages build
 
 swift build -c release 2>&1 | grep -v '^\[' || true
 BIN="$(swift build -c release --show-bin-path)"
-for tool in toastd toastctl toast-tail; do
+for tool in toastd toastctl toastctl-full toast-tail; do
     [ -x "$BIN/$tool" ] || { echo "demo: $BIN/$tool was not built" >&2; exit 1; }
 done
 

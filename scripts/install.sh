@@ -77,6 +77,8 @@ unit() {
 for tool in toastd toastctl toast-tail toast-notify toast-overlay; do
     put 755 "$BIN_DIR/$tool" "$PREFIX/bin/$tool"
 done
+# toastctl's front runs the full toastctl from here for every command it does not send itself.
+put 755 "$BIN_DIR/toastctl-full" "$PREFIX/libexec/toastd/toastctl-full"
 for name in toastd.socket toastd.service toast-notify.service toast-overlay.service; do
     unit "$name" "$UNITS/$name"
 done

@@ -127,7 +127,7 @@ python3 "$work/order.py" "$work/toastd.symbols" "$work/callgrind.2" -- "$work/ca
 echo "scripts/toastd.order: $(wc -l <scripts/toastd.order) functions"
 
 # toastctl: each command under callgrind, against a toastd of its own.
-strip --strip-debug -o "$work/toastctl" .build-static/release/toastctl
+strip --strip-debug -o "$work/toastctl" .build-static/release/toastctl-full
 "$TOASTD_BIN" --socket "$socket" --state-dir "$work/state" 2>/dev/null &
 TOASTD_PID=$!
 for _ in $(seq 500); do [ -S "$socket" ] && break; sleep 0.01; done

@@ -5,7 +5,7 @@
 #
 #   1. scripts/package-deb.sh builds the packages (lintian must find no error);
 #   2. apt-get installs toastd_*.deb with no Swift toolchain on PATH;
-#   3. no binary loads anything from the toolchain (ldd), toastctl is static;
+#   3. no binary loads anything from the toolchain (ldd), toastctl's front loads libc alone, toastctl-full is static;
 #   4. scripts/systemd-e2e.sh runs against /usr/bin and /usr/lib/systemd/user:
 #      socket activation by the first toastctl add, the journal's fields, the
 #      watchdog, durable state, reload, history across a restart;
@@ -43,9 +43,11 @@ fi
 # toastd's store needs SQLite 3.31 (SQLITE_OPEN_NOFOLLOW); dpkg-shlibdeps alone writes 3.20.
 floor="$(dpkg-deb -f "$toastd_deb" Depends | sed -n 's/.*libsqlite3-0 (>= \([^)]*\)).*/\1/p')"
 dpkg --compare-versions "${floor:-0}" ge 3.31 || fail "toastd needs SQLite 3.31 but the package depends on libsqlite3-0 (>= ${floor:-nothing})"
-static="$(ldd /usr/bin/toastctl 2>&1 || true)"
-grep -q -e "not a dynamic executable" -e "statically linked" <<<"$static" || fail "toastctl is not static: $static"
-[ -n "$("${plain[@]}" toastctl --version)" ] || fail "toastctl does not run"
+static="$(ldd /usr/libexec/toastd/toastctl-full 2>&1 || true)"
+grep -q -e "not a dynamic executable" -e "statically linked" <<<"$static" || fail "toastctl-full is not static: $static"
+# toastctl's front loads the C library and nothing else.
+front="$(ldd /usr/bin/toastctl | grep -v -e linux-vdso -e ld-linux -e 'libc\.so')" && fail "toastctl's front loads more than libc: $front"
+[ -n "$("${plain[@]}" toastctl --version)" ] || fail "toastctl does not run (through its front)"
 "${plain[@]}" man -w toastd.toml >/dev/null || fail "man toastd.toml finds no page"
 
 echo "== the systemd end-to-end test against /usr/bin"

@@ -26,7 +26,7 @@ while IFS= read -r path; do
     rm -f "$destdir$path"
     # toastd's own directories go when empty; shared ones (bin, man1, ...) stay.
     case "$(dirname "$path")" in
-        */share/toastd | */share/doc/toastd | */toastd.service.d) rmdir "$destdir$(dirname "$path")" 2>/dev/null || true ;;
+        */share/toastd | */share/doc/toastd | */toastd.service.d | */libexec/toastd) rmdir "$destdir$(dirname "$path")" 2>/dev/null || true ;;
     esac
 done <"$destdir$manifest"
 [ -n "$destdir" ] || systemctl --user daemon-reload 2>/dev/null || true

@@ -34,6 +34,15 @@ public enum ProcFile {
         return bytes
     }
 
+    /// Names the calling thread (`/proc/self/comm`, what `ps` shows and what
+    /// toastd reads for a client's default source): at most 15 bytes are kept.
+    public static func nameThisThread(_ name: String) {
+        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        _ = Array(name.utf8.prefix(15)).withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    }
+
     /// The names of a /proc directory's numbered entries (the processes of
     /// /proc, a process's threads in `task`, its descriptors in `fd`); nil
     /// when the directory cannot be read.

@@ -21,7 +21,7 @@ struct ToastBenchCommand: ParsableCommand {
     struct Run: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "run", abstract: "Run benchmark scenarios and print Markdown tables.")
         @Option(help: "toastd to measure (a release build).") var toastd: String
-        @Option(help: "toastctl to measure (as installed: static).") var toastctl: String
+        @Option(help: "toastctl to measure (as installed: its front, toastctl-full beside it).") var toastctl: String
         @Option(name: .customLong("c-oneshot"), help: "bench/oneshot.c, built.") var cOneShot: String
         @Option(name: .customLong("c-echo"), help: "bench/echo.c, built.") var cEcho: String
         @Option(name: .customLong("nio-echo"), help: "Sources/nio-echo built as toastd is, for the start-up's swift-nio floor.") var nioEcho: String?

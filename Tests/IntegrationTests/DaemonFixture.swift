@@ -133,6 +133,9 @@ final class DaemonFixture: @unchecked Sendable {
     /// written from this process would hold a writable fd that a child
     /// spawned meanwhile by a parallel test inherits, and exec'ing the copy
     /// would then fail with ETXTBSY ("Text file busy").
+    /// (Through cp, so that no descriptor of this process has the copy open
+    /// for writing: a child spawned meanwhile would inherit it, and running
+    /// the copy would fail with ETXTBSY.)
     static func copyExecutable(_ name: String, to path: String) throws {
         let outcome = try run("/bin/cp", [binaryDirectory.appending(path: name).path, path])
         guard outcome.status == 0 else { throw POSIXError(.EIO) }

@@ -421,6 +421,7 @@ struct DaemonIntegrationTests {
         let daemon = try DaemonFixture()
         let toastctl = daemon.directory.appending(path: "toastctl").path
         try DaemonFixture.copyExecutable("toastctl", to: toastctl)
+        try DaemonFixture.copyExecutable("toastctl-full", to: daemon.directory.appending(path: "toastctl-full").path)
         chmod(daemon.directory.path, 0o755)
         chmod(daemon.socket, 0o666)
         let asNobody = try DaemonFixture.run(

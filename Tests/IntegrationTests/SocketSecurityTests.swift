@@ -22,7 +22,7 @@ struct SocketSecurityTests {
         let directory = FileManager.default.temporaryDirectory.appending(path: "toastd-sec-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         chmod(directory.path, 0o755)
-        for name in ["toastd", "toastctl", "toast-tail"] {
+        for name in ["toastd", "toastctl", "toastctl-full", "toast-tail"] {
             try DaemonFixture.copyExecutable(name, to: directory.appending(path: name).path)
         }
         return directory
