@@ -74,6 +74,8 @@ build_release() {
     relink_if_reordered toastctl .build-static/release/toastctl-full
     quiet_build -c release --scratch-path .build-static --product toastctl-full -Xswiftc -static-executable "${ORDERED_LINK[@]}"
     static="$(swift build -c release --scratch-path .build-static --show-bin-path | tail -n 1)"
+    # toastctl's front: Embedded Swift, built the default way (it links only the C library).
+    quiet_build -c release --product toastctl
     STAGE_BIN="$PWD/.build-stage/bin"
     STAGE_DEBUG="$PWD/.build-stage/debug"
     mkdir -p "$STAGE_BIN" "$STAGE_DEBUG"
