@@ -10,7 +10,8 @@ extension ToastHub {
         guard let connection = connections[id] else { return }
         noteSpoken(connection)
         let decision = connection.hold.read(
-            line, stepOwed: outbox.owed[id] ?? 0, buffered: bufferedBytes(connection.channel), writable: connection.channel.isWritable
+            line, stepOwed: outbox.owed[id] ?? 0, buffered: connection.heldBytes { bufferedBytes(connection.channel) },
+            writable: connection.channel.isWritable
         )
         switch decision {
         case .answer: answer(line, from: id)
@@ -48,7 +49,8 @@ extension ToastHub {
         var answered = false
         for (id, connection) in connections where connection.hold.isHolding {
             while let line = connection.hold.next(
-                stepOwed: outbox.owed[id] ?? 0, buffered: bufferedBytes(connection.channel), writable: connection.channel.isWritable
+                stepOwed: outbox.owed[id] ?? 0, buffered: connection.heldBytes { bufferedBytes(connection.channel) },
+                writable: connection.channel.isWritable
             ) {
                 answer(line, from: id)
                 answered = true

@@ -196,6 +196,28 @@ struct HubChannelTests {
         #expect(trims == afterReplies + 1, "200 toasts forgotten: trimmed once the close was quiet")
     }
 
+    /// Every request line needs what swift-nio holds for its connection
+    /// (the request hold's bound), and asking the channel is over a
+    /// thousand instructions: it is asked once a read burst, after the
+    /// replies written since, not once a line.
+    @Test func theChannelIsAskedWhatItHoldsOnceABurst() throws {
+        let harness = try Harness()
+        let client = try harness.connect()
+        let measure = harness.hub.bufferedBytes
+        var asked = 0
+        harness.hub.bufferedBytes = { channel in
+            if channel === client { asked += 1 }
+            return measure(channel)
+        }
+        for burst in 1...3 {
+            asked = 0
+            try harness.send(Self.adds(50, scene: "burst-\(burst)"), on: client)
+            #expect(asked == 1, "burst \(burst)")
+            let replies = try Harness.lines(client)
+            #expect(replies.count == 50 && replies.allSatisfy { $0["ok"] == true }, "\(replies.first { $0["ok"] != true }?.serialized ?? "")")
+        }
+    }
+
     /// A subscriber whose writes never complete is disconnected after the
     /// lag timeout; the hub stays up and serves the others.
     @Test func aStalledSubscriberIsDisconnectedAtTheLagTimeout() throws {

@@ -48,24 +48,24 @@ package struct PackedRecord: Sendable {
     static func withPacked<Result>(
         _ record: ToastRecord, after prefix: Int, _ body: (UnsafeMutableBufferPointer<UInt8>) throws -> Result
     ) rethrows -> Result {
-        let toast = record.toast
-        var bound = prefix + Writer.headerBound
-        for member in members { bound += Self.bound(of: member, in: toast) }
-        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { scratch in
-            var writer = Writer(UnsafeMutableBufferPointer(rebasing: scratch[prefix...]))
-            Self.write(record, into: &writer)
-            return try body(UnsafeMutableBufferPointer(rebasing: scratch[..<(prefix + writer.count)]))
+        try record.toast.readFields { toast in
+            var bound = prefix + Writer.headerBound
+            for member in members { bound += Self.bound(of: member, in: toast) }
+            return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { scratch in
+                var writer = Writer(UnsafeMutableBufferPointer(rebasing: scratch[prefix...]))
+                Self.write(record, toast, into: &writer)
+                return try body(UnsafeMutableBufferPointer(rebasing: scratch[..<(prefix + writer.count)]))
+            }
         }
     }
 
-    private static func write(_ record: ToastRecord, into writer: inout Writer) {
+    private static func write(_ record: ToastRecord, _ toast: Toast.Fields, into writer: inout Writer) {
         writer.optional(record.expiresAt)
         writer.unsigned(UInt64(bitPattern: Int64(record.repeatCount)))
         writer.signed(record.createdAt)
         writer.optional(record.presentedAt)
         writer.unsigned(record.placement)
         writer.byte(record.state == .queued ? 0 : 1)
-        let toast = record.toast
         for member in members { pack(member, of: toast, into: &writer) }
     }
 
@@ -78,7 +78,7 @@ package struct PackedRecord: Sendable {
     /// The most bytes `member` packs into: a varint is 10 at most, a double 8,
     /// a string its bytes and a 10-byte length (11 with the byte that says
     /// whether an optional one is there).
-    private static func bound(of member: ToastMember, in toast: Toast) -> Int {
+    private static func bound(of member: ToastMember, in toast: Toast.Fields) -> Int {
         func text(_ value: String?) -> Int { 11 + (value?.utf8.count ?? 0) }
         switch member {
         case .message: return text(toast.message)
@@ -105,7 +105,7 @@ package struct PackedRecord: Sendable {
         }
     }
 
-    private static func pack(_ member: ToastMember, of toast: Toast, into writer: inout Writer) {
+    private static func pack(_ member: ToastMember, of toast: Toast.Fields, into writer: inout Writer) {
         switch member {
         case .message: writer.string(toast.message)
         case .title: writer.optional(toast.title)
