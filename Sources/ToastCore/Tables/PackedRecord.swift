@@ -409,14 +409,19 @@ package struct PackedRecord: Sendable {
         }
 
         mutating func string(_ value: String) {
-            var value = value
-            value.withUTF8 { utf8 in
-                unsigned(UInt64(utf8.count))
-                guard let source = utf8.baseAddress else { return }
-                precondition(utf8.count <= scratch.count - count, "a packed record outgrew its bound")
-                (scratch.baseAddress! + count).initialize(from: source, count: utf8.count)
-                count += utf8.count
+            // A native string's bytes in place; `withUTF8` needs a `var`, a copy (a retain and a release).
+            if value.utf8.withContiguousStorageIfAvailable({ append(utf8: $0) }) == nil {
+                var value = value
+                value.withUTF8 { append(utf8: $0) }
             }
+        }
+
+        private mutating func append(utf8: UnsafeBufferPointer<UInt8>) {
+            unsigned(UInt64(utf8.count))
+            guard let source = utf8.baseAddress else { return }
+            precondition(utf8.count <= scratch.count - count, "a packed record outgrew its bound")
+            (scratch.baseAddress! + count).initialize(from: source, count: utf8.count)
+            count += utf8.count
         }
     }
 
