@@ -85,27 +85,34 @@ private struct Reader {
 
     /// An object's members, each key's raw bytes (between the quotes) handed to `member`.
     mutating func members(_ member: (inout Reader, Range<Int>) -> Bool) -> Bool {
+        items(UInt8(ascii: "{"), UInt8(ascii: "}")) { reader in
+            reader.skipSpace()
+            let start = reader.index + 1
+            guard reader.string() else { return false }
+            let key = start..<(reader.index - 1)
+            reader.skipSpace()
+            guard reader.peek == UInt8(ascii: ":") else { return false }
+            reader.index += 1
+            return member(&reader, key)
+        }
+    }
+
+    /// `open`, items separated by commas (each read by `item`), `close`.
+    private mutating func items(_ open: UInt8, _ close: UInt8, _ item: (inout Reader) -> Bool) -> Bool {
         skipSpace()
-        guard peek == UInt8(ascii: "{") else { return false }
+        guard peek == open else { return false }
         index += 1
         skipSpace()
-        if peek == UInt8(ascii: "}") {
+        if peek == close {
             index += 1
             return true
         }
         while true {
-            skipSpace()
-            let start = index + 1
-            guard string() else { return false }
-            let key = start..<(index - 1)
-            skipSpace()
-            guard peek == UInt8(ascii: ":") else { return false }
-            index += 1
-            guard member(&self, key) else { return false }
+            guard item(&self) else { return false }
             skipSpace()
             guard let next = peek else { return false }
             index += 1
-            if next == UInt8(ascii: "}") { return true }
+            if next == close { return true }
             guard next == UInt8(ascii: ",") else { return false }
         }
     }
@@ -118,20 +125,7 @@ private struct Reader {
         case UInt8(ascii: "{")?:
             return members { reader, _ in reader.value(depth: depth + 1) }
         case UInt8(ascii: "[")?:
-            index += 1
-            skipSpace()
-            if peek == UInt8(ascii: "]") {
-                index += 1
-                return true
-            }
-            while true {
-                guard value(depth: depth + 1) else { return false }
-                skipSpace()
-                guard let next = peek else { return false }
-                index += 1
-                if next == UInt8(ascii: "]") { return true }
-                guard next == UInt8(ascii: ",") else { return false }
-            }
+            return items(UInt8(ascii: "["), UInt8(ascii: "]")) { $0.value(depth: depth + 1) }
         case UInt8(ascii: "\"")?:
             return string()
         case UInt8(ascii: "t")?: return literal("true")
