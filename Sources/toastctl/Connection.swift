@@ -21,12 +21,14 @@ struct Connection {
         self.fd = fd
     }
 
-    /// Writes all of `bytes`; false when the connection failed first.
+    /// Writes all of `bytes`; false when the connection failed first. A
+    /// toastd that refused the connection and closed it is an error here,
+    /// never a SIGPIPE that kills the front (MSG_NOSIGNAL), as in ToastKit.
     func send(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                let written = CToastctlFront.send(fd, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
                 if written < 0 {
                     if toastctl_front_errno() == EINTR { continue }
                     return false

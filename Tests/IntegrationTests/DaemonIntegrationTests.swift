@@ -382,6 +382,26 @@ struct DaemonIntegrationTests {
         restarted.waitUntilExit()
     }
 
+    /// Past the spare connections toastd answers a connection with one
+    /// refusal and closes it, maybe before the client has written: toastctl
+    /// (its front, then the full toastctl) says why every time, and is never
+    /// killed by the SIGPIPE of writing to the closed connection.
+    @Test func pastTheSpareConnectionsToastctlIsToldWhyEveryTime() throws {
+        let daemon = try DaemonFixture(arguments: ["--max-connections", "1"])
+        var open: [ToastConnection] = []
+        // One regular connection and the 8 spare ones (README, "Limits"; `Admission.spares`).
+        for _ in 0..<200 where open.count < 9 {
+            let candidate = try daemon.connect()
+            if (try? candidate.request(["op": "status"], timeout: 5_000))?["ok"] == true { open.append(candidate) } else { usleep(20_000) }
+        }
+        #expect(open.count == 9)
+        for attempt in 0..<20 {
+            let refused = try DaemonFixture.toastctl(["add", "one too many \(attempt)"], socket: daemon.socket)
+            #expect(refused.status == 1, "\(attempt): \(refused.status) \(refused.stderr)")
+            #expect(refused.stderr.contains("too_many_connections"), "\(attempt): \(refused.stderr)")
+        }
+    }
+
     @Test func connectionsBeyondTheLimitAreRefusedWithATypedError() throws {
         let daemon = try DaemonFixture(arguments: ["--max-connections", "3"])
         // Until toastd has seen the fixture's readiness probe close, it still
