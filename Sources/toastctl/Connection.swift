@@ -25,18 +25,7 @@ struct Connection {
     /// toastd that refused the connection and closed it is an error here,
     /// never a SIGPIPE that kills the front (MSG_NOSIGNAL), as in ToastKit.
     func send(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = CToastctlFront.send(fd, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
-                if written < 0 {
-                    if toastctl_front_errno() == EINTR { continue }
-                    return false
-                }
-                offset += written
-            }
-            return true
-        }
+        Output.writeAll(bytes) { CToastctlFront.send(fd, $0, $1, Int32(MSG_NOSIGNAL)) }
     }
 
     enum Received {

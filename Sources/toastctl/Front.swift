@@ -61,11 +61,11 @@ enum Front {
             path = Array(socket.bytes)
         } else if let runtime = environment("XDG_RUNTIME_DIR") {
             path = Array(runtime.bytes)
-            path.append(contentsOf: bytes("/toastd.sock"))
+            path.append(contentsOf: ("/toastd.sock" as StaticString).bytes)
         } else {
-            path = bytes("/tmp/toastd-")
+            path = Array(("/tmp/toastd-" as StaticString).bytes)
             path.append(contentsOf: decimal(UInt64(getuid())))
-            path.append(contentsOf: bytes("/toastd.sock"))
+            path.append(contentsOf: ("/toastd.sock" as StaticString).bytes)
         }
         let valid = path.withUnsafeBufferPointer { UTF8Check.isValid($0) }
         return valid ? path : nil
@@ -75,10 +75,6 @@ enum Front {
         guard let value = getenv(UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)) else { return nil }
         let word = Word(cString: value)
         return word.isEmpty ? nil : word
-    }
-
-    private static func bytes(_ text: StaticString) -> [UInt8] {
-        Array(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     private static func decimal(_ value: UInt64) -> [UInt8] {

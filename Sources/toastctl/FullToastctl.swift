@@ -20,7 +20,7 @@ enum FullToastctl {
         }
         for candidate in ["/toastctl-full" as StaticString, "/../libexec/toastd/toastctl-full"] {
             var path = directory
-            path.append(contentsOf: UnsafeBufferPointer(start: candidate.utf8Start, count: candidate.utf8CodeUnitCount))
+            path.append(contentsOf: candidate.bytes)
             path.append(0)
             _ = path.withUnsafeBufferPointer { path in
                 path.withMemoryRebound(to: CChar.self) { execv($0.baseAddress!, arguments) }
@@ -33,20 +33,27 @@ enum FullToastctl {
 
 enum Output {
     static func write(_ fd: Int32, _ bytes: [UInt8]) {
+        _ = writeAll(bytes) { CToastctlFront.write(fd, $0, $1) }
+    }
+
+    /// All of `bytes` through `write` (a pointer and a count, then what it
+    /// wrote or -1), again after EINTR; false when a write fails first.
+    static func writeAll(_ bytes: [UInt8], _ write: (UnsafeRawPointer, Int) -> Int) -> Bool {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let written = CToastctlFront.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                let written = write(buffer.baseAddress! + offset, buffer.count - offset)
                 if written < 0, toastctl_front_errno() == EINTR { continue }
-                guard written > 0 else { return }
+                guard written > 0 else { return false }
                 offset += written
             }
+            return true
         }
     }
 
     /// A message on stderr, then a newline.
     static func error(_ message: StaticString, _ detail: UnsafePointer<CChar>? = nil) {
-        var line = Array(UnsafeBufferPointer(start: message.utf8Start, count: message.utf8CodeUnitCount))
+        var line = Array(message.bytes)
         if let detail { line.append(contentsOf: Word(cString: detail).bytes) }
         line.append(0x0A)
         write(2, line)

@@ -7,7 +7,7 @@ struct JSONWriter {
     init() { bytes.reserveCapacity(256) }
 
     mutating func raw(_ text: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        bytes.append(contentsOf: text.bytes)
     }
 
     /// `,"key":`

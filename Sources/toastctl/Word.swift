@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
+extension StaticString {
+    /// The text's UTF-8 bytes, in place.
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: utf8Start, count: utf8CodeUnitCount) }
+}
+
 /// One word of the command line (or any run of bytes), read in place.
 struct Word {
     let bytes: UnsafeBufferPointer<UInt8>
