@@ -62,12 +62,12 @@ public final class ToastStore: @unchecked Sendable {
     private let connection: SQLiteDatabase
     private let access = Mutex(())
     private let historySize: Int
-    private let lock: Int32
+    private let lock: DirectoryLock
     /// Where small steps are made durable first (`StepJournal`): appended
     /// on the event loop, applied to the database by `commit`.
     public let journal: StepJournal
 
-    private init(path: String, database: SQLiteDatabase, historySize: Int, lock: Int32, journal: StepJournal) {
+    private init(path: String, database: SQLiteDatabase, historySize: Int, lock: DirectoryLock, journal: StepJournal) {
         self.path = path
         connection = database
         self.historySize = historySize
@@ -75,7 +75,16 @@ public final class ToastStore: @unchecked Sendable {
         self.journal = journal
     }
 
-    deinit { close(lock) }
+    /// The state directory's lock file, held (`flock`) until the last store
+    /// over it is gone. One owner: a store that fails as it opens (a corrupt
+    /// file, moved aside and opened again) drops its reference, and the lock
+    /// stays held for the next; it used to close the descriptor in its
+    /// deinit, and `open` closed it again, or went on without the lock.
+    private final class DirectoryLock: Sendable {
+        let descriptor: Int32
+        init(_ descriptor: Int32) { self.descriptor = descriptor }
+        deinit { close(descriptor) }
+    }
 
     /// `body` on the connection, under the lock.
     private func database<Result>(_ body: (SQLiteDatabase) throws -> Result) throws -> Result {
@@ -87,19 +96,20 @@ public final class ToastStore: @unchecked Sendable {
     /// checks: a directory another user can write to, or a planted file,
     /// makes the store unavailable (toastd serves from memory and says why).
     public static func open(directory: String, historySize: Int, now: Int = time(nil)) throws(Failure) -> (ToastStore, Loaded) {
-        let lock: Int32
+        let lockFile: Int32
         do {
             try StateDirectory.prepare(directory)
-            lock = try StateDirectory.openFile(directory + "/toastd.lock", flags: O_RDWR | O_CREAT)
+            lockFile = try StateDirectory.openFile(directory + "/toastd.lock", flags: O_RDWR | O_CREAT)
         } catch {
             throw .unavailable("\(error)")
         }
-        if flock(lock, LOCK_EX | LOCK_NB) != 0 {
+        if flock(lockFile, LOCK_EX | LOCK_NB) != 0 {
             let reason = errno
-            close(lock)
+            close(lockFile)
             if reason == EWOULDBLOCK { throw .locked(directory) }
             throw .unavailable("cannot lock \(directory)/toastd.lock: \(String(cString: strerror(reason)))")
         }
+        let lock = DirectoryLock(lockFile)
         let path = directory + "/" + fileName
         var notes: [String] = []
         do {
@@ -119,11 +129,9 @@ public final class ToastStore: @unchecked Sendable {
                 let store = try opened(database, path: path, directory: directory, historySize: historySize, lock: lock, notes: &notes)
                 return (store, try store.load(notes: notes))
             } catch {
-                close(lock)
                 throw .unavailable("cannot open \(path): \(error)")
             }
         } catch {
-            close(lock)
             throw .unavailable("cannot open \(path): \(error)")
         }
     }
@@ -131,7 +139,7 @@ public final class ToastStore: @unchecked Sendable {
     /// The store over an opened database, once the journal's records
     /// newer than the database are applied to it.
     private static func opened(
-        _ database: SQLiteDatabase, path: String, directory: String, historySize: Int, lock: Int32, notes: inout [String]
+        _ database: SQLiteDatabase, path: String, directory: String, historySize: Int, lock: DirectoryLock, notes: inout [String]
     ) throws -> ToastStore {
         let applied = try Self.meta(database, "journalApplied", in: 0...maxCounter) ?? 0
         let storedKey = try Self.metaText(database, "journalKey")

@@ -342,7 +342,7 @@ struct ToastStoreTests {
             for batch in Self.session().1 { try store.commit(batch) }
             try store.overwriteStoredToast(id: id, inHistory: inHistory, with: damage.bytes(id: id))
         }
-        let loaded = try Self.reopen(directory, historySize: 100)
+        let (reopened, loaded) = try ToastStore.open(directory: directory, historySize: 100)
         #expect(loaded.state.recordCount == 0)
         #expect(loaded.history.isEmpty)
         #expect(loaded.notes.count == 1)
@@ -350,6 +350,15 @@ struct ToastStoreTests {
         #expect(loaded.notes.first?.contains("the toast \(id)") == true)
         let aside = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(ToastStore.fileName + ".corrupt-") }
         #expect(!aside.isEmpty)
+        // The store that found the damage is gone, and the directory is still
+        // locked for the one that replaced it: a second toastd is kept off.
+        #expect {
+            _ = try ToastStore.open(directory: directory, historySize: 100)
+        } throws: { error in
+            if case ToastStore.Failure.locked? = error as? ToastStore.Failure { return true }
+            return false
+        }
+        withExtendedLifetime(reopened) {}
     }
 
     /// Writes a fixture (run once, by hand, when a schema or the row form
