@@ -33,6 +33,8 @@ extension ToastHub {
         /// once the channel says it holds none.
         @exclusivity(unchecked)
         private var channelMayHoldBytes = true
+        /// Whether the channel reads its socket (its `autoRead`), as last set.
+        private var reading = true
         /// Its own events (`EventRouter.Delivery.isOwn`) not written while
         /// it was behind as a subscriber: given with the catch-up, or after
         /// `lagged` when the backlog no longer holds them. At most a few per
@@ -78,11 +80,15 @@ extension ToastHub {
             return bytes
         }
 
-        /// Reads the socket (and at once, if `on`), or stops reading it.
-        func setReading(_ on: Bool) {
-            try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: on)
-            if on { context.read() }
+        /// Notes whether the channel should read its socket; true when that
+        /// changes what was last set (`ToastHub.setReading`).
+        func readingChanged(to on: Bool) -> Bool {
+            defer { reading = on }
+            return reading != on
         }
+
+        /// Asks the channel to read its socket now.
+        func readNow() { context.read() }
 
         /// Writes a subscriber's event and flushes it: straight to the
         /// socket when swift-nio holds nothing for it (`buffered` asks the

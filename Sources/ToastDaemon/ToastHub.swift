@@ -86,6 +86,11 @@ final class ToastHub: @unchecked Sendable {
     var bufferedBytes: (any Channel) -> Int = { channel in
         (try? channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
     }
+    /// Makes a connection's channel read its socket or stop (its
+    /// `autoRead`); tests count the calls.
+    var setAutoRead: (any Channel, Bool) -> Void = { channel, on in
+        try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: on)
+    }
     /// The newest event whose step was committed and let out: what a
     /// subscriber catching up may be given.
     var releasedSequence: UInt64 = 0

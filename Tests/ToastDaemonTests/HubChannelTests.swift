@@ -218,6 +218,33 @@ struct HubChannelTests {
         }
     }
 
+    /// A read held behind the bound stops the socket's reading once, not
+    /// once a line, and reading starts again once, when the held lines are
+    /// answered.
+    @Test func aHeldReadStopsReadingOnce() throws {
+        let harness = try Harness()
+        let client = try harness.connect()
+        let set = harness.hub.setAutoRead
+        var changes: [Bool] = []
+        harness.hub.setAutoRead = { channel, on in
+            if channel === client { changes.append(on) }
+            set(channel, on)
+        }
+        client.isWritable = false
+        try harness.send(Self.adds(50, scene: "held"), on: client)
+        #expect(changes == [false])
+        #expect(try Harness.lines(client).isEmpty, "nothing answered while the channel cannot be written")
+        client.isWritable = true
+        client.pipeline.fireChannelWritabilityChanged()
+        harness.loop.run()
+        #expect(changes == [false, true])
+        let replies = try Harness.lines(client)
+        #expect(replies.count == 50 && replies.allSatisfy { $0["ok"] == true })
+        try harness.send(Self.adds(5, scene: "after"), on: client)
+        #expect(changes == [false, true], "a read answered at once changes nothing")
+        #expect(try Harness.lines(client).count == 5)
+    }
+
     /// A subscriber whose writes never complete is disconnected after the
     /// lag timeout; the hub stays up and serves the others.
     @Test func aStalledSubscriberIsDisconnectedAtTheLagTimeout() throws {
