@@ -280,7 +280,8 @@ extension BenchmarkSuite {
         let minutes = resting.seconds / 60
         var table = Table(
             "after \(Figure.fixed(minutes, minutes < 1 ? 1 : 0)) min at rest", "PSS MiB", "anonymous MiB", "RSS MiB",
-            "wakeups / min", "first request ms", "next ms", "first / next", "server CPU µs, first / next", "major faults, server / client",
+            "wakeups / min", "first request ms", "next ms", "first / next", "after a pause ms", "first / after a pause",
+            "server CPU µs, first / next", "major faults, server / client",
             "target"
         )
         // Every daemon's memory and wakeups first, before any is woken.
@@ -299,8 +300,16 @@ extension BenchmarkSuite {
             let nextCost = try Self.cost(of: pid) {
                 for request in 0..<5 { following.append(Double(try wake(daemon, "next \(request)").elapsed) / 1e6) }
             }
+            // The same request after a short pause, as a user's toasts come:
+            // what a rest costs above any pause on this machine.
+            var paused = Samples()
+            for request in 0..<Self.pauses {
+                usleep(useconds_t(Self.pause * 1e6))
+                paused.append(Double(try wake(daemon, "after a pause \(request)").elapsed) / 1e6)
+            }
             woken[index] = Woken(
-                first: Double(run.elapsed) / 1e6, next: following.median, firstCPU: cpu / 1e3, nextCPU: nextCost.cpu / 5 / 1e3,
+                first: Double(run.elapsed) / 1e6, next: following.median, paused: paused.median, firstCPU: cpu / 1e3,
+                nextCPU: nextCost.cpu / 5 / 1e3,
                 serverFaults: faults, clientFaults: run.majorFaults, clientRead: run.blocksRead
             )
             daemon.server.stop()
@@ -309,10 +318,12 @@ extension BenchmarkSuite {
         for kind in Resting.Kind.allCases {
             let group = resting.daemons.indices.filter { resting.daemons[$0].kind == kind }
             let results = group.compactMap { woken[$0] }
-            var first = Samples(), next = Samples(), firstCPU = Samples(), nextCPU = Samples(), groupWakeups = Samples()
+            var first = Samples(), next = Samples(), paused = Samples(), firstCPU = Samples(), nextCPU = Samples()
+            var groupWakeups = Samples()
             for result in results {
                 first.append(result.first)
                 next.append(result.next)
+                paused.append(result.paused)
                 firstCPU.append(result.firstCPU)
                 nextCPU.append(result.nextCPU)
             }
@@ -323,6 +334,7 @@ extension BenchmarkSuite {
             let groupMemory = group.map { memory[$0] }
             func median(_ values: [Int]) -> String { Figure.fixed(Double(values.sorted()[values.count / 2]) / 1024, 1) }
             let ratio = first.median / next.median
+            let pausedRatio = first.median / paused.median
             let cpu = "\(Figure.fixed(firstCPU.median, 0)) / \(Figure.fixed(nextCPU.median, 0))"
             var target = ""
             switch kind {
@@ -330,18 +342,20 @@ extension BenchmarkSuite {
                 target = "first ≤ 1.5× next"
                 verdicts.append(
                     "a session's first toastctl add after the rest / the next = \(Figure.ratio(ratio)) (target ≤ 1.5×; toastctl read "
-                        + "\(Figure.fixed(Double(clientRead) * 512 / 1_048_576 / Double(group.count), 1)) MiB back from disk a run)"
+                        + "\(Figure.fixed(Double(clientRead) * 512 / 1_048_576 / Double(group.count), 1)) MiB back from disk a run; "
+                        + "\(Figure.ratio(pausedRatio)) an add after a \(Figure.fixed(Self.pause, 0)) s pause)"
                 )
             case .shipped:
                 target = "PSS ≤ dunst's"
                 verdicts.append("with toastctl warm \(Figure.ratio(ratio)), toastd's CPU for that add \(cpu) µs")
             case .kept: verdicts.append("with the code pages kept \(Figure.ratio(ratio))")
-            case .shippedCClient: verdicts.append("the C client \(Figure.ratio(ratio))")
-            case .cEcho: verdicts.append("a C echo server \(Figure.ratio(ratio))")
+            case .shippedCClient: verdicts.append("the C client \(Figure.ratio(ratio)) (\(Figure.ratio(pausedRatio)) after a pause)")
+            case .cEcho: verdicts.append("a C echo server \(Figure.ratio(ratio)) (\(Figure.ratio(pausedRatio)) after a pause)")
             }
             table.add(
                 kind.label, median(groupMemory.map(\.pss)), median(groupMemory.map(\.anonymous)), median(groupMemory.map(\.rss)),
-                Figure.fixed(groupWakeups.median, 2), Figure.fixed(first.median), Figure.fixed(next.median), Figure.ratio(ratio), cpu,
+                Figure.fixed(groupWakeups.median, 2), Figure.fixed(first.median), Figure.fixed(next.median), Figure.ratio(ratio),
+                Figure.fixed(paused.median), Figure.ratio(pausedRatio), cpu,
                 "\(serverFaults) / \(clientFaults)", target
             )
         }
@@ -349,22 +363,30 @@ extension BenchmarkSuite {
             let memory = ChildProcess.smaps(of: dunst)
             table.add(
                 "dunst, idle (peer)", Figure.fixed(Double(memory.pss) / 1024, 1), Figure.fixed(Double(memory.anonymous) / 1024, 1),
-                Figure.fixed(Double(memory.rss) / 1024, 1), "", "", "", "", "", "", ""
+                Figure.fixed(Double(memory.rss) / 1024, 1), "", "", "", "", "", "", "", "", ""
             )
         }
         print("## 8. At rest\n\n" + table.markdown + "\n")
         print(
             verdicts.joined(separator: "; ")
                 + ". Wakeups: every thread's context switches over the rest's last \(Int(window)) s, from /proc, per minute. "
+                + "Next: the median of the five requests right after the first; after a pause: of \(Self.pauses) more, each "
+                + "\(Figure.fixed(Self.pause, 0)) s after the one before. "
                 + "Server CPU: all its threads' (/proc/PID/task/*/schedstat) while the first request ran, and per request over the next five; "
                 + "major faults: the server's over the first request, and its client's, summed over the group's servers.\n"
         )
     }
 
-    /// What one daemon's first request after the rest cost, and the five after it.
+    /// How long the requests measured after a pause wait, each, and how many.
+    static let pause = 1.0
+    static let pauses = 3
+
+    /// What one daemon's first request after the rest cost, the five right
+    /// after it, and the ones after a pause.
     struct Woken {
         var first: Double
         var next: Double
+        var paused: Double
         var firstCPU: Double
         var nextCPU: Double
         var serverFaults: Int
