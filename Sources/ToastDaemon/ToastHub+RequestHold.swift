@@ -30,9 +30,9 @@ extension ToastHub {
     /// Reads a connection's socket (and at once, if `on`), or stops reading
     /// it. The channel's option is set only when that changes: every line
     /// of a read held behind the bound stops reading, and setting the
-    /// option (its type matched by dynamic casts) for each was about 2,900
-    /// instructions an add of a pipelined burst (docs/BENCHMARKS.md,
-    /// section 2).
+    /// option (its type matched by dynamic casts) for each was 1,300 to
+    /// 2,900 instructions an add of a pipelined burst (docs/BENCHMARKS.md,
+    /// section 2, "A held read stops reading once").
     func setReading(_ connection: Connection, _ on: Bool) {
         if connection.readingChanged(to: on) { setAutoRead(connection.channel, on) }
         if on { connection.readNow() }
