@@ -19,7 +19,7 @@ extension SchedulerStateMachine {
     /// programs are two. A reuse id is a name the senders of a scene share.
     enum Identity: Hashable, Sendable {
         case reuse(scene: String, id: String)
-        case content(scene: String, sender: String, title: String?, message: String)
+        case content(scene: String, sender: Substring, title: String?, message: String)
 
         /// Whether two toasts have the same identity (or both none), without hashing.
         static func same(_ a: Toast, _ b: Toast) -> Bool {
@@ -41,14 +41,27 @@ extension SchedulerStateMachine {
             }
         }
 
-        /// A source without a trailing `[digits]` (the peer's pid).
-        static func sender(of source: String?) -> String {
+        /// A source without a trailing `[digits]` (the peer's pid): a slice
+        /// of it, not a copy. A restart runs this for every live toast,
+        /// and copying the sender out was an eighth of a restart's
+        /// instructions with 100,000 of them (docs/BENCHMARKS.md, "At rest").
+        static func sender(of source: String?) -> Substring {
             guard let source else { return "" }
-            let bytes = source.utf8
-            guard bytes.last == UInt8(ascii: "]"), let open = bytes.lastIndex(of: UInt8(ascii: "[")) else { return source }
-            let digits = bytes[bytes.index(after: open)..<bytes.index(before: bytes.endIndex)]
-            guard !digits.isEmpty, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return source }
-            return String(Substring(source.utf8[..<open]))
+            let utf8 = source.utf8
+            guard let cut = utf8.withContiguousStorageIfAvailable(pidSuffixStart) ?? Array(utf8).withUnsafeBufferPointer(pidSuffixStart)
+            else { return source[...] }
+            return source[..<utf8.index(utf8.startIndex, offsetBy: cut)]
+        }
+
+        /// Where a trailing `[digits]` (at least one digit) starts in `bytes`.
+        private static func pidSuffixStart(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+            var index = bytes.count - 1
+            guard index > 0, bytes[index] == UInt8(ascii: "]") else { return nil }
+            index -= 1
+            let lastDigit = index
+            while index >= 0, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index -= 1 }
+            guard index >= 0, index < lastDigit, bytes[index] == UInt8(ascii: "[") else { return nil }
+            return index
         }
     }
 

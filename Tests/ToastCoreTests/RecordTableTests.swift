@@ -138,7 +138,7 @@ struct IdentityIndexTests {
                 identities.append(.content(scene: scene, sender: "", title: nil, message: text))
                 identities.append(.content(scene: scene, sender: "", title: "", message: text))
                 identities.append(.content(scene: scene, sender: "", title: text, message: ""))
-                identities.append(.content(scene: scene, sender: text, title: nil, message: ""))
+                identities.append(.content(scene: scene, sender: text[...], title: nil, message: ""))
             }
         }
         for seed: UInt64 in [0, 1, 0xDEAD_BEEF] {

@@ -353,6 +353,13 @@ struct DedupeIdentityTests {
         #expect(Identity.sender(of: "tag[x1]") == "tag[x1]")
         #expect(Identity.sender(of: "[7]") == "")
         #expect(Identity.sender(of: nil) == "")
+        #expect(Identity.sender(of: "]") == "]")
+        #expect(Identity.sender(of: "x]") == "x]")
+        #expect(Identity.sender(of: "a[1][2]") == "a[1]")
+        #expect(Identity.sender(of: "a[1]b[22]") == "a[1]b")
+        #expect(Identity.sender(of: "a[1x2]") == "a[1x2]")
+        #expect(Identity.sender(of: "Übersicht – 東京[31337]") == "Übersicht – 東京")
+        #expect(Identity.sender(of: "a long source name, past a small string[7]") == "a long source name, past a small string")
     }
 
     @Test("dedupe off: the same text again is a toast of its own, with an id of its own")

@@ -51,27 +51,34 @@ struct IdentityIndex: Sendable {
     /// Folds `text` (its length, then its bytes) into `state`.
     private static func mix(_ text: String, into state: inout UInt64) {
         var text = text
-        text.withUTF8 { bytes in
-            var value = finish(state ^ UInt64(bytes.count))
-            guard let base = bytes.baseAddress else {
-                state = value
-                return
-            }
-            var offset = 0
-            while offset + 8 <= bytes.count {
-                value = (value ^ UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
-                value ^= value >> 32
-                offset += 8
-            }
-            var tail: UInt64 = 0
-            var shift: UInt64 = 0
-            while offset < bytes.count {
-                tail |= UInt64(base[offset]) << shift
-                shift += 8
-                offset += 1
-            }
-            state = finish(value ^ tail)
+        text.withUTF8 { mix($0, into: &state) }
+    }
+
+    private static func mix(_ text: Substring, into state: inout UInt64) {
+        var text = text
+        text.withUTF8 { mix($0, into: &state) }
+    }
+
+    private static func mix(_ bytes: UnsafeBufferPointer<UInt8>, into state: inout UInt64) {
+        var value = finish(state ^ UInt64(bytes.count))
+        guard let base = bytes.baseAddress else {
+            state = value
+            return
         }
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            value = (value ^ UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+            value ^= value >> 32
+            offset += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while offset < bytes.count {
+            tail |= UInt64(base[offset]) << shift
+            shift += 8
+            offset += 1
+        }
+        state = finish(value ^ tail)
     }
 
     /// SplitMix64's finalizer: every bit of the input moves every bit out.
