@@ -20,6 +20,11 @@ public struct InProcessClient: Sendable {
         hub.loop.execute(work)
     }
 
+    /// Runs `work` on the hub's event loop once `delay` has passed.
+    public func execute(after delay: Duration, _ work: @escaping @Sendable () -> Void) {
+        hub.loop.scheduleTask(in: TimeAmount(delay), work)
+    }
+
     /// Carries out `request` as one step; toasts without a source get `source`.
     public func perform(
         _ request: RequestEnvelope, source: String,

@@ -12,6 +12,9 @@ public protocol NotificationBackend: Sendable {
     /// (never inside the caller, even when called on the executor).
     func execute(_ work: @escaping @Sendable () -> Void)
 
+    /// Runs `work` on the executor once `delay` has passed.
+    func execute(after delay: Duration, _ work: @escaping @Sendable () -> Void)
+
     /// Carries out `request`; toasts without a source get `source`.
     /// `completion` runs on the executor, after `perform` has returned,
     /// once the outcome is durable; it must not block.

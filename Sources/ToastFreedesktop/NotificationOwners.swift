@@ -9,12 +9,13 @@ import ToastProtocol
 /// `notify-send -r ID` still replaces its notification, its sender can
 /// still close it, and an action still answers with the sender's own key.
 ///
-/// Written when the bridge stops (a restart is a stop and a start), read
-/// when it starts. A crash loses what changed since the last stop; the
-/// notifications it forgets are then someone else's, as they were before
-/// this file existed (a `replaces_id` makes a new one). Ids are never
-/// handed out twice, so an entry whose toast has ended meanwhile only
-/// waits to be dropped.
+/// Written a quarter of a second after the entries change
+/// (`NotificationServer.rememberDelay`) and when the bridge stops (a
+/// restart is a stop and a start), read when it starts. A crash loses
+/// the changes of its last quarter second at most; the notifications it
+/// forgets are then someone else's, as they were before this file existed
+/// (a `replaces_id` makes a new one). Ids are never handed out twice, so
+/// an entry whose toast has ended meanwhile only waits to be dropped.
 ///
 /// The file is one JSON object a line. It comes from disk, which another
 /// process or a damaged disk may have written: it is read within

@@ -102,7 +102,8 @@ public final class NotificationServer: @unchecked Sendable {
 
     /// Where the bridge keeps what it knows of live notifications across a
     /// restart of toastd (`NotificationOwners`): a file in the state
-    /// directory, read once at start and written when the bridge stops.
+    /// directory, read once at start, written `rememberDelay` after they
+    /// change and again when the bridge stops.
     public struct Memory: Sendable {
         /// The file's bytes, or nil when there is none.
         public var read: @Sendable () throws -> [UInt8]?
@@ -124,6 +125,13 @@ public final class NotificationServer: @unchecked Sendable {
     /// Each live toast's action ids → the D-Bus action keys they stand for.
     private var actionKeys: [ToastID: [String: String]] = [:]
     private var watchingEvents = false
+    /// Whether a write of the owners is due (`rememberSoon`).
+    private var rememberPending = false
+    /// How long after a change of the owners they are written: a crash of
+    /// toastd (a kill, the watchdog's abort) loses at most the changes of
+    /// the last quarter second, a burst of notifications costs one write,
+    /// and a toastd at rest writes nothing and arms no timer.
+    static let rememberDelay = Duration.milliseconds(250)
 
     /// `memory`: where to keep owners and action keys across a restart
     /// (a durable toastd's state directory); nil keeps them in memory only.
@@ -157,8 +165,20 @@ public final class NotificationServer: @unchecked Sendable {
         actionKeys = kept.actionKeys
     }
 
+    /// Has the owners written `rememberDelay` from now, unless a write is
+    /// due already (on the executor, as they change).
+    private func rememberSoon() {
+        guard memory != nil, !rememberPending else { return }
+        rememberPending = true
+        backend.execute(after: Self.rememberDelay) { [self] in
+            rememberPending = false
+            remember()
+        }
+    }
+
     /// Keeps what the bridge knows of the toasts still live, for the next
-    /// run (on the executor, as the bridge stops).
+    /// run (on the executor, a moment after they change and as the bridge
+    /// stops).
     private func remember() {
         guard let memory else { return }
         owners = owners.filter { backend.isLive($0.key) }
@@ -406,8 +426,9 @@ public final class NotificationServer: @unchecked Sendable {
             }
             // A toast a rule dropped ends at once; its end, which follows,
             // forgets these keys again.
-            actionKeys[ToastID(id)] = keys
-            owners[ToastID(id)] = owner
+            let keysChanged = actionKeys.updateValue(keys, forKey: ToastID(id)) != keys
+            let ownerChanged = owners.updateValue(owner, forKey: ToastID(id)) != owner
+            if keysChanged || ownerChanged { rememberSoon() }
             _ = reply(call.message) { try $0.append(id) }
         case (.notify(let keys, let fallback?, let owner), .failure):
             // `replaces_id` names no live toast: a new one, as the spec says.
@@ -429,8 +450,9 @@ public final class NotificationServer: @unchecked Sendable {
             }
         }
         if event.isEnd, let reason = NotificationMapping.closeReason(for: event.kind) {
-            actionKeys[record.id] = nil
-            owners[record.id] = nil
+            let hadKeys = actionKeys.removeValue(forKey: record.id) != nil
+            let hadOwner = owners.removeValue(forKey: record.id) != nil
+            if hadKeys || hadOwner { rememberSoon() }
             emit("NotificationClosed") { signal in
                 try signal.append(id)
                 try signal.append(reason)

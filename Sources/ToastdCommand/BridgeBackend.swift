@@ -12,6 +12,10 @@ struct BridgeBackend: NotificationBackend {
         client.execute(work)
     }
 
+    func execute(after delay: Duration, _ work: @escaping @Sendable () -> Void) {
+        client.execute(after: delay, work)
+    }
+
     func perform(
         _ request: RequestEnvelope, source: String,
         completion: @escaping @Sendable (Result<SchedulerReply, ToastError>) -> Void

@@ -244,6 +244,48 @@ struct FreedesktopBridgeTests {
         #expect(try toast(mail) == nil)
     }
 
+    /// Killed rather than stopped (`kill -9`, or the watchdog's abort), a
+    /// durable toastd has still kept its notifications' owners: they are
+    /// written a moment after they change, not only as the bridge stops.
+    @Test(.enabled(if: available)) func ownersOutliveACrash() throws {
+        let bus = try Bus()
+        let state = FileManager.default.temporaryDirectory.appending(path: "toastd-owners-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        func start() throws -> DaemonFixture {
+            let daemon = try DaemonFixture(
+                arguments: ["--freedesktop", "--log-level", "warning", "--state-dir", state], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address]
+            )
+            #expect(Self.waitForBridge(daemon, "serving").hasPrefix("serving"))
+            return daemon
+        }
+        let client = try NotificationsClient(address: bus.address)
+        var daemon = try start()
+        let volume = try client.notify(Notification(appName: "volume", summary: "Volume 10%", expireTimeout: 0))
+        let ask = try client.notify(Notification(appName: "ask", summary: "Proceed?", actions: ["go on!", "Go"], expireTimeout: 0))
+        // The file holds both within a moment (`NotificationServer.rememberDelay`).
+        let file = state + "/freedesktop-owners"
+        func kept() -> String { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
+        for _ in 0..<500 where !(kept().contains("\"app\":\"volume\"") && kept().contains("go on!")) { usleep(10_000) }
+        #expect(kept().contains("\"app\":\"volume\"") && kept().contains("go on!"), "\(kept())")
+        kill(daemon.process.processIdentifier, SIGKILL)
+        daemon.process.waitUntilExit()
+
+        daemon = try start()
+        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "TOASTD_SOCKET": daemon.socket]
+        // The same app replaces its own; the action answers with the app's key.
+        let script = try DaemonFixture.run("/usr/bin/notify-send", ["-p", "-a", "volume", "-r", "\(volume)", "-t", "0", "Volume 30%"], environment: environment)
+        #expect(script.stdout == "\(volume)", "\(script.stderr)")
+        let signals = daemon.directory.appending(path: "signals").path
+        let monitor = try DaemonFixture.spawn(
+            "/usr/bin/gdbus", ["monitor", "--session", "--dest", "org.freedesktop.Notifications"], environment: environment, stdout: signals
+        )
+        defer { kill(monitor, SIGKILL); DaemonFixture.wait(monitor) }
+        usleep(300_000)
+        #expect(try daemon.toastctl("invoke", "\(ask)", "--action", "a1").status == 0)
+        let text = Self.waitFor(signals, "ActionInvoked (uint32 \(ask), 'go on!')")
+        #expect(text.contains("ActionInvoked (uint32 \(ask), 'go on!')"), "\(text)")
+    }
+
     @Test(.enabled(if: available)) func hostileCallsLeaveToastdUpAndCorrect() throws {
         let session = try Session()
         let client = try NotificationsClient(address: session.address)
