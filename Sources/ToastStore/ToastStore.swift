@@ -286,6 +286,7 @@ public final class ToastStore: @unchecked Sendable {
         try db.prepare("SELECT identifier FROM grdb_migrations").rows { row in
             if let identifier = row.text(0) { applied.insert(identifier) }
         }
+        var migrated = false
         for (identifier, migration) in migrations where !applied.contains(identifier) {
             try db.transaction {
                 try migration(db)
@@ -293,7 +294,17 @@ public final class ToastStore: @unchecked Sendable {
                 try record.bind(.text(identifier))
                 try record.run()
             }
+            migrated = true
         }
+        // A migration that rewrites a table (v3, v4) leaves the old one's
+        // pages free inside the file, as large as the table was: the file
+        // is rewritten without them, once.
+        if migrated, try freePages(db) > 0 { try db.execute("VACUUM") }
+    }
+
+    /// The pages of the file that hold nothing.
+    static func freePages(_ db: SQLiteDatabase) throws -> Int64 {
+        try db.statement("PRAGMA freelist_count").first { $0.integer(0) }.flatMap { $0 } ?? 0
     }
 
     // MARK: - Loading

@@ -297,6 +297,21 @@ struct ToastStoreTests {
         #expect(written == (try old.storedRows()))
     }
 
+    /// A file of an older schema is migrated, and the tables the migrations
+    /// rewrote leave no free pages behind: the file is vacuumed once.
+    @Test(arguments: ["v1", "v1-short-bodies", "v3-packed"])
+    func aMigratedFileKeepsNoFreePages(fixtureName: String) throws {
+        let fixture = try #require(Bundle.module.url(forResource: fixtureName, withExtension: nil, subdirectory: "Fixtures"))
+        let copy = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        try FileManager.default.removeItem(atPath: copy)
+        try FileManager.default.copyItem(atPath: fixture.path, toPath: copy)
+        let database = try ToastStore.openMigrated(copy + "/toastd.sqlite")
+        #expect(try ToastStore.freePages(database) == 0)
+        let migrations = try database.statement("SELECT count(*) FROM grdb_migrations").first { $0.integer(0) }.flatMap { $0 }
+        #expect(migrations == Int64(ToastStore.migrations.count))
+    }
+
     /// Ways a stored toast's bytes can be damaged: in the header the
     /// store reads first, or in the toast, which a live toast has checked
     /// only as the restore unpacks it.
