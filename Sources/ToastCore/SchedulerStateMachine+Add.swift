@@ -64,7 +64,7 @@ extension SchedulerStateMachine {
         // One lookup of the stack decides whether the toast shows and, if
         // not, puts it in line.
         let canShow = Self.admit(id, to: &stacks[key, default: Stack()], held: held, paused: paused, limit: limit)
-        store(record, replacing: nil)
+        storeNew(record)
         if canShow {
             present(id)
             return records[id]!

@@ -164,7 +164,7 @@ public struct SchedulerStateMachine: Sendable {
             } else {
                 stacks[record.stack, default: Stack()].queue.append(record.id)
             }
-            store(record, replacing: nil, packed: packed[index])
+            storeNew(record, packed: packed[index])
             newestID = max(newestID, record.id)
             newestPlacement = max(newestPlacement, record.placement)
             clock = max(clock, record.createdAt, record.presentedAt ?? .min)
@@ -484,35 +484,51 @@ public struct SchedulerStateMachine: Sendable {
     }
 
     /// The one place that changes a record: it keeps every index (identity,
-    /// source, counters, deadlines) in step with the record itself.
-    /// `packed`: `new` as `PackedRecord` packs it, if the caller has it
-    /// (a restart), so that a waiting record is not packed again.
-    mutating func store(_ new: ToastRecord?, replacing old: ToastRecord?, packed: PackedRecord? = nil) {
-        // A change of state keeps the identity and its entry: no need to hash it again.
-        let keepsIdentity = old.flatMap { old in new.map { $0.id == old.id && Identity.same(old.toast, $0.toast) } } ?? false
-        // The same toast from the same source (a change of state, an update,
-        // a dedupe): its source entry only moves it between subsets.
-        let sameSource = old.flatMap { old in new.map { $0.id == old.id && $0.sourceKey == old.sourceKey } } ?? false
-        if let old {
-            if sameSource {
-                // Only a change of subset needs the entry (and the source's name hashed).
-                if SourceEntry.changesSubsets(from: old, to: new!) { sources[old.sourceKey]?.move(from: old, to: new!) }
-            } else if let index = sources.index(forKey: old.sourceKey), sources.values[index].remove(old) {
-                sources.remove(at: index)
-            }
-            if !keepsIdentity, let identity = Identity(old.toast) { identities.remove(identity, old.id) }
-            if old.expiresAt != nil { timedCount -= 1 }
-            if old.state == .shown { shownCount -= 1 } else { queuedCount -= 1 }
-        }
-        guard let new else {
-            if let old { records[old.id] = nil }
+    /// source, counters, deadlines) in step with the record itself. A new
+    /// record (`replacing: nil`) goes through `storeNew`.
+    mutating func store(_ new: ToastRecord?, replacing old: ToastRecord?) {
+        guard let old else {
+            if let new { storeNew(new) }
             return
         }
-        if let packed, old == nil {
+        // A change of state keeps the identity and its entry: no need to hash it again.
+        let keepsIdentity = new.map { $0.id == old.id && Identity.same(old.toast, $0.toast) } ?? false
+        // The same toast from the same source (a change of state, an update,
+        // a dedupe): its source entry only moves it between subsets.
+        let sameSource = new.map { $0.id == old.id && $0.sourceKey == old.sourceKey } ?? false
+        if sameSource {
+            // Only a change of subset needs the entry (and the source's name hashed).
+            if SourceEntry.changesSubsets(from: old, to: new!) { sources[old.sourceKey]?.move(from: old, to: new!) }
+        } else if let index = sources.index(forKey: old.sourceKey), sources.values[index].remove(old) {
+            sources.remove(at: index)
+        }
+        if !keepsIdentity, let identity = Identity(old.toast) { identities.remove(identity, old.id) }
+        if old.expiresAt != nil { timedCount -= 1 }
+        if old.state == .shown { shownCount -= 1 } else { queuedCount -= 1 }
+        guard let new else {
+            records[old.id] = nil
+            return
+        }
+        records[new.id] = new
+        index(new, sameSource: sameSource, keepsIdentity: keepsIdentity, deadlineBefore: old.expiresAt)
+    }
+
+    /// `store(new, replacing: nil)`: a record the scheduler did not hold.
+    /// Without the optionals, whose copies were a sixth of storing a
+    /// restart's record (docs/BENCHMARKS.md, "At rest"). `packed`: `new` as
+    /// `PackedRecord` packs it, if the caller has it (a restart), so that a
+    /// waiting record is not packed again.
+    mutating func storeNew(_ new: ToastRecord, packed: PackedRecord? = nil) {
+        if let packed {
             records.insert(new, packed: packed)
         } else {
             records[new.id] = new
         }
+        index(new, sameSource: false, keepsIdentity: false, deadlineBefore: nil)
+    }
+
+    /// Enters a stored record in the indexes that `store` left as they were.
+    private mutating func index(_ new: ToastRecord, sameSource: Bool, keepsIdentity: Bool, deadlineBefore: ToastInstant?) {
         if !sameSource { sources[new.sourceKey, default: SourceEntry()].insert(new) }
         if !keepsIdentity, let identity = Identity(new.toast) {
             let records = self.records
@@ -521,7 +537,7 @@ public struct SchedulerStateMachine: Sendable {
         if new.state == .shown { shownCount += 1 } else { queuedCount += 1 }
         if let deadline = new.expiresAt {
             timedCount += 1
-            if deadline != old?.expiresAt {
+            if deadline != deadlineBefore {
                 deadlines.push(.init(deadline: deadline, id: new.id))
             }
         }

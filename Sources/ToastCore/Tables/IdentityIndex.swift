@@ -15,12 +15,14 @@ struct IdentityIndex: Sendable {
     /// need not hash them again (an `[Int: ToastID]` ran SipHash over each).
     private var byHash = IDTable<ToastID>(filler: 0)
     private var overflow: [SchedulerStateMachine.Identity: ToastID] = [:]
-    /// The hash an identity is kept under (a test forces collisions with it).
-    private let hash: @Sendable (SchedulerStateMachine.Identity) -> Int
+    private let seed = UInt64.random(in: .min ... .max)
+    /// The hash an identity is kept under instead of `hash(_:seed:)`, when
+    /// a test forces collisions. (Called through a closure always, the
+    /// hash was a fifth of storing a record.)
+    private let forcedHash: (@Sendable (SchedulerStateMachine.Identity) -> Int)?
 
     init(hash: (@Sendable (SchedulerStateMachine.Identity) -> Int)? = nil) {
-        let seed = UInt64.random(in: .min ... .max)
-        self.hash = hash ?? { Self.hash($0, seed: seed) }
+        forcedHash = hash
     }
 
     /// An identity's hash, read eight bytes at a time: `hashValue` (SipHash
@@ -92,7 +94,7 @@ struct IdentityIndex: Sendable {
 
     /// An identity's hash as `byHash`'s key.
     private func key(_ identity: SchedulerStateMachine.Identity) -> UInt64 {
-        UInt64(UInt(bitPattern: hash(identity)))
+        UInt64(UInt(bitPattern: forcedHash?(identity) ?? Self.hash(identity, seed: seed)))
     }
 
     /// The toast with `identity`; `identity(of:)` names the identity of a live toast.
