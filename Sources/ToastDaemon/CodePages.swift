@@ -82,10 +82,6 @@ public enum CodePages {
         return found
     }
 
-    public static func releasable(smaps: String) -> [(mapping: Mapping, resident: Int)] {
-        releasable(smaps: Array(smaps.utf8))
-    }
-
     /// A mapping's header, `start-end perms offset dev inode [path]`, and
     /// whether the mapping qualifies by it; nil for any other line (a
     /// field's line starts with its name and a colon, never with an address).

@@ -188,8 +188,6 @@ final class SQLiteDatabase {
     struct Row {
         fileprivate let handle: OpaquePointer
 
-        func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
-
         /// The column as an integer: nil when it is of another type.
         func integer(_ column: Int32) -> Int64? {
             sqlite3_column_type(handle, column) == SQLITE_INTEGER ? sqlite3_column_int64(handle, column) : nil

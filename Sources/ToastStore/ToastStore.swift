@@ -46,8 +46,6 @@ public final class ToastStore: @unchecked Sendable {
         /// The scheduler carrying on from the stored live toasts and
         /// counters, each toast checked as the restore unpacked it.
         public var scheduler: SchedulerStateMachine
-        /// The scheduler's state (built anew on each read: for tests and tools).
-        public var state: SchedulerStateMachine.State { scheduler.state }
         public var instance: String
         /// Oldest first: the newest `historySize` and up to
         /// `ToastHistory.slack` older ones kept behind them.

@@ -133,3 +133,8 @@ struct RestTimersTests {
         #expect(timers.statusTimerFired(now: 10_500, status: "4 shown").isEmpty)
     }
 }
+
+extension CodePages {
+    /// The mappings of an smaps text given as a `String`.
+    static func releasable(smaps: String) -> [(mapping: Mapping, resident: Int)] { releasable(smaps: Array(smaps.utf8)) }
+}

@@ -54,13 +54,13 @@ struct SQLiteTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let db = try SQLiteDatabase(path: directory + "/t.sqlite")
         let row = try db.prepare("SELECT 5, 'five', x'00ff', NULL, CAST(x'80' AS TEXT)").first { row in
-            (row.integer(0), row.text(0), row.text(1), row.integer(1), row.blob(2).map(Array.init), row.blob(1), row.isNull(3), row.text(4), row.describe(2))
+            (row.integer(0), row.text(0), row.text(1), row.integer(1), row.blob(2).map(Array.init), row.blob(1), row.describe(3), row.text(4), row.describe(2))
         }
         let (integer, integerAsText, text, textAsInteger, blob, textAsBlob, null, badUTF8, described) = try #require(row)
         #expect(integer == 5 && integerAsText == nil)
         #expect(text == "five" && textAsInteger == nil)
         #expect(blob == [0x00, 0xFF] && textAsBlob == nil)
-        #expect(null)
+        #expect(null == "NULL")
         #expect(badUTF8 == nil, "text that is not UTF-8 is not a String")
         #expect(described == "a blob of 2 bytes")
     }

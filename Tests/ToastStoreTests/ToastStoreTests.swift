@@ -5,6 +5,11 @@ import ToastCore
 
 @testable import ToastStore
 
+extension ToastStore.Loaded {
+    /// The restored scheduler's state, as the tests compare it.
+    var state: SchedulerStateMachine.State { scheduler.state }
+}
+
 /// The store against a real SQLite database in a temporary directory.
 @Suite("Durable state store")
 struct ToastStoreTests {
