@@ -43,8 +43,8 @@ extension SchedulerStateMachine {
 
         /// A source without a trailing `[digits]` (the peer's pid): a slice
         /// of it, not a copy. A restart runs this for every live toast,
-        /// and copying the sender out was an eighth of a restart's
-        /// instructions with 100,000 of them (docs/BENCHMARKS.md, "At rest").
+        /// and copying the sender out was 8% of a restart's instructions
+        /// (docs/BENCHMARKS.md, "A restart's records stored lean").
         static func sender(of source: String?) -> Substring {
             guard let source else { return "" }
             let utf8 = source.utf8

@@ -514,8 +514,9 @@ public struct SchedulerStateMachine: Sendable {
     }
 
     /// `store(new, replacing: nil)`: a record the scheduler did not hold.
-    /// Without the optionals, whose copies were a sixth of storing a
-    /// restart's record (docs/BENCHMARKS.md, "At rest"). `packed`: `new` as
+    /// Without the optionals, whose copies were a seventh of storing a
+    /// restart's record (docs/BENCHMARKS.md, "A restart's records stored
+    /// lean"). `packed`: `new` as
     /// `PackedRecord` packs it, if the caller has it (a restart), so that a
     /// waiting record is not packed again.
     mutating func storeNew(_ new: ToastRecord, packed: PackedRecord? = nil) {
