@@ -53,6 +53,13 @@ extension SchedulerStateMachine {
             return source[..<utf8.index(utf8.startIndex, offsetBy: cut)]
         }
 
+        /// `sender(of:)` for a source's bytes (a stored record's, `PackedRecord.Skim`).
+        static func sender(of source: UnsafeBufferPointer<UInt8>?) -> UnsafeBufferPointer<UInt8> {
+            guard let source else { return UnsafeBufferPointer(start: nil, count: 0) }
+            guard let cut = pidSuffixStart(source) else { return source }
+            return UnsafeBufferPointer(rebasing: source[..<cut])
+        }
+
         /// Where a trailing `[digits]` (at least one digit) starts in `bytes`.
         private static func pidSuffixStart(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
             var index = bytes.count - 1

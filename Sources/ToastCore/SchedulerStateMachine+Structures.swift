@@ -20,12 +20,15 @@ extension SchedulerStateMachine {
         var newest: ToastID = 0
 
         mutating func insert(_ record: ToastRecord) {
-            all.insert(record.id)
-            newest = max(newest, record.id)
-            if record.state == .queued && record.toast.cancellation == .always { cancelOnNext.insert(record.id) }
-            if record.state == .shown && record.toast.invalidation.contains(.contextChanged) {
-                invalidateOnNext.insert(record.id)
-            }
+            insert(record.id, cancels: Self.cancels(record), invalidates: Self.invalidates(record))
+        }
+
+        /// `insert` for a toast known by its id and subsets (a restart's skim).
+        mutating func insert(_ id: ToastID, cancels: Bool, invalidates: Bool) {
+            all.insert(id)
+            newest = max(newest, id)
+            if cancels { cancelOnNext.insert(id) }
+            if invalidates { invalidateOnNext.insert(id) }
         }
 
         // The two methods below answer as they change the entry: read

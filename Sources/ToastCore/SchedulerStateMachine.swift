@@ -157,17 +157,27 @@ public struct SchedulerStateMachine: Sendable {
         for index in shown.map(\.index) + waiting {
             // Ids are unique wherever a state comes from (the store's is its
             // primary key); a state built otherwise keeps each id's first.
-            guard records.state(of: packed[index].id) == nil else { continue }
-            let record = try unpack(packed[index])
-            if record.state == .shown {
-                stacks[record.stack, default: Stack()].shown.append(record.id)
+            let row = packed[index]
+            guard records.state(of: row.id) == nil else { continue }
+            // Most waiting toasts are checked and indexed in their bytes.
+            var placement: UInt64
+            var createdAt: ToastInstant
+            var presentedAt: ToastInstant?
+            if let header = storeSkimmed(row) {
+                (placement, createdAt, presentedAt) = (header.placement, header.createdAt, header.presentedAt)
             } else {
-                stacks[record.stack, default: Stack()].queue.append(record.id)
+                let record = try unpack(row)
+                if record.state == .shown {
+                    stacks[record.stack, default: Stack()].shown.append(record.id)
+                } else {
+                    stacks[record.stack, default: Stack()].queue.append(record.id)
+                }
+                storeNew(record, packed: row)
+                (placement, createdAt, presentedAt) = (record.placement, record.createdAt, record.presentedAt)
             }
-            storeNew(record, packed: packed[index])
-            newestID = max(newestID, record.id)
-            newestPlacement = max(newestPlacement, record.placement)
-            clock = max(clock, record.createdAt, record.presentedAt ?? .min)
+            newestID = max(newestID, row.id)
+            newestPlacement = max(newestPlacement, placement)
+            clock = max(clock, createdAt, presentedAt ?? .min)
         }
         nextID = max(state.nextID, newestID + 1)
         nextSequence = max(state.lastSequence, newestPlacement) + 1
@@ -535,13 +545,48 @@ public struct SchedulerStateMachine: Sendable {
             let records = self.records
             identities.insert(identity, new.id, identity: records.identity(of:))
         }
-        if new.state == .shown { shownCount += 1 } else { queuedCount += 1 }
-        if let deadline = new.expiresAt {
+        count(new.id, new.state, expiresAt: new.expiresAt, deadlineBefore: deadlineBefore)
+    }
+
+    /// Counts a stored toast, and arms its deadline if it has a new one.
+    private mutating func count(_ id: ToastID, _ state: ToastRecord.State, expiresAt: ToastInstant?, deadlineBefore: ToastInstant?) {
+        if state == .shown { shownCount += 1 } else { queuedCount += 1 }
+        if let deadline = expiresAt {
             timedCount += 1
             if deadline != deadlineBefore {
-                deadlines.push(.init(deadline: deadline, id: new.id))
+                deadlines.push(.init(deadline: deadline, id: id))
             }
         }
+    }
+
+    /// Stores a restart's row through `storeWaiting` if it waits and
+    /// `PackedRecord.skim` reads it; its header if so.
+    private mutating func storeSkimmed(_ row: PackedRecord) -> PackedRecord.Header? {
+        let header = row.withSkim { skim -> PackedRecord.Header? in
+            guard skim.header.state == .queued else { return nil }
+            storeWaiting(row, skim)
+            return skim.header
+        }
+        return header ?? nil
+    }
+
+    /// A waiting toast a restart read with `PackedRecord.skim`, stored and
+    /// indexed as `storeNew` stores its unpacked record, which is never
+    /// built: its stack, source and identity come from the bytes.
+    private mutating func storeWaiting(_ packed: PackedRecord, _ skim: PackedRecord.Skim) {
+        let id = packed.id
+        records.insert(queued: packed)
+        let scene = String(decoding: skim.scene, as: UTF8.self)
+        stacks[StackKey(scene: scene, alignment: skim.alignment), default: Stack()].queue.append(id)
+        let source = skim.source.map { String(decoding: $0, as: UTF8.self) } ?? Self.anonymousSource
+        sources[source, default: SourceEntry()].insert(id, cancels: skim.cancellation == .always, invalidates: false)
+        if skim.hasIdentity {
+            let records = self.records
+            identities.insert(
+                hashed: skim.identityHash(seed:), id, identity: { records.identity(of: id)! }, identity: records.identity(of:)
+            )
+        }
+        count(id, .queued, expiresAt: skim.header.expiresAt, deadlineBefore: nil)
     }
 
     func isQueued(_ id: ToastID) -> Bool { state(of: id) == .queued }

@@ -142,3 +142,136 @@ struct StoredToastTests {
         }
     }
 }
+
+/// A restart's quick read of a waiting toast (`PackedRecord.skim`): it
+/// takes the common toast, and whatever it takes the full check takes too,
+/// with the same stack, source, identity and numbers.
+@Suite("Skimmed toasts")
+struct SkimmedToastTests {
+    /// A waiting toast with every member the skim reads in place set.
+    static var everyPlainMember: ToastRecord {
+        var record = StoredToastTests.everyMember
+        record.state = .queued
+        record.toast.message = "Build 42 finished"
+        record.toast.image = .path("/usr/share/icons/ci.png")
+        record.toast.actions = [ToastAction(id: "open", label: "Open"), ToastAction(id: "log", label: "Log")]
+        return record
+    }
+
+    static func waiting(_ toast: Toast) -> ToastRecord {
+        ToastRecord(id: 7, toast: toast, state: .queued, repeatCount: 1, createdAt: 1_763_900_000_000)
+    }
+
+    /// Whether the skim takes the stored `bytes`; if it does, the full
+    /// check must take them too, and read the same.
+    @discardableResult
+    static func skimsAlike(_ bytes: [UInt8], id: ToastID = 7, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        guard let row = bytes.withUnsafeBufferPointer({ try? StoredToast.row(id: id, from: $0) }) else { return false }
+        let full = try? StoredToast.checked(row)
+        return row.withSkim { skim in
+            guard let record = full else {
+                Issue.record("the skim took a row the full check refuses", sourceLocation: sourceLocation)
+                return
+            }
+            expect(skim, reads: record, sourceLocation: sourceLocation)
+        } != nil
+    }
+
+    static func expect(_ skim: PackedRecord.Skim, reads record: ToastRecord, sourceLocation: SourceLocation) {
+        func text(_ bytes: UnsafeBufferPointer<UInt8>?) -> String? { bytes.map { String(decoding: $0, as: UTF8.self) } }
+        let toast = record.toast
+        #expect(skim.header.state == record.state, sourceLocation: sourceLocation)
+        #expect(skim.header.placement == record.placement, sourceLocation: sourceLocation)
+        #expect(skim.header.createdAt == record.createdAt, sourceLocation: sourceLocation)
+        #expect(skim.header.presentedAt == record.presentedAt, sourceLocation: sourceLocation)
+        #expect(skim.header.expiresAt == record.expiresAt, sourceLocation: sourceLocation)
+        #expect(text(skim.message) == toast.message, sourceLocation: sourceLocation)
+        #expect(text(skim.title) == toast.title, sourceLocation: sourceLocation)
+        #expect(text(skim.scene) == toast.scene, sourceLocation: sourceLocation)
+        #expect(text(skim.reuseID) == toast.reuseID, sourceLocation: sourceLocation)
+        #expect(text(skim.source) == toast.source, sourceLocation: sourceLocation)
+        #expect(skim.alignment == toast.alignment, sourceLocation: sourceLocation)
+        #expect(skim.cancellation == toast.cancellation, sourceLocation: sourceLocation)
+        let identity = SchedulerStateMachine.Identity(toast)
+        #expect(skim.hasIdentity == (identity != nil), sourceLocation: sourceLocation)
+        if let identity {
+            let seed = UInt64.random(in: .min ... .max)
+            #expect(skim.identityHash(seed: seed) == IdentityIndex.hash(identity, seed: seed), "\(identity)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func theCommonToastsAreSkimmed() {
+        var dedupedFromAPid = Toast(message: "disk almost full", title: "Disk", source: "df-check[4242]")
+        dedupedFromAPid.dedupe = true
+        var notify = Toast(message: "Volume 40%", duration: .seconds(2), reuseID: "volume", progress: .fraction(0.4), source: "notify-send[77]")
+        notify.urgency = .low
+        notify.category = "device"
+        notify.level = 30
+        let toasts = [
+            Toast(message: "deploy 17 waiting for approval", title: "Deploy", role: .info, duration: .indefinite, source: "bench"),
+            Toast(message: "x"), dedupedFromAPid, notify, Self.everyPlainMember.toast,
+        ]
+        for toast in toasts {
+            #expect(Self.skimsAlike(StoredToastTests.stored(Self.waiting(toast))), "\(toast.message)")
+        }
+    }
+
+    /// What the skim does not read at a glance is left to the full check,
+    /// which takes it or names the damage.
+    @Test func otherToastsAreLeftToTheFullCheck() {
+        func toast(_ change: (inout Toast) -> Void) -> Toast {
+            var toast = Toast(message: "ok", title: "t")
+            change(&toast)
+            return toast
+        }
+        let taken = [
+            toast { $0.message = "Build 42 finished ✅" }, toast { $0.title = " indented" }, toast { $0.source = "\u{1}" },
+            toast { $0.image = .pixels(width: 1, height: 1, rgba: [1, 2, 3, 4]) },
+        ]
+        for toast in taken {
+            let bytes = StoredToastTests.stored(Self.waiting(toast))
+            #expect(!Self.skimsAlike(bytes), "\(toast.message)")
+            #expect(StoredToastTests.damage(bytes) == nil)
+        }
+        let refused = [
+            toast { $0.title = "  " }, toast { $0.scene = "a b" }, toast { $0.duration = .seconds(0.01) },
+            toast { $0.progress = .fraction(2) }, toast { $0.level = 101 }, toast { $0.image = .path("") },
+            toast { $0.actions = [ToastAction(id: "a", label: "A"), ToastAction(id: "a", label: "B")] },
+            toast { $0.actions = (0...ToastLimits.maxActions).map { ToastAction(id: "a\($0)", label: "A") } },
+            toast { $0.reuseID = String(repeating: "r", count: ToastLimits.reuseIDBytes + 1) },
+        ]
+        for toast in refused {
+            let bytes = StoredToastTests.stored(Self.waiting(toast))
+            #expect(!Self.skimsAlike(bytes))
+            #expect(StoredToastTests.damage(bytes) != nil)
+        }
+    }
+
+    /// Whatever a damaged disk leaves, the skim takes only what the full
+    /// check takes, and reads it alike.
+    @Test func mutatedBytesAreSkimmedOnlyWhereTheFullCheckTakesThem() async {
+        let original = StoredToastTests.stored(Self.everyPlainMember)
+        let mutations = zip(Gen.int(in: 0...(original.count - 1)), Gen.int(in: 0...255)).array(of: 1...4)
+        var skimmed = 0
+        await propertyCheck(count: 3_000, input: mutations) { mutations in
+            var bytes = original
+            for (at, value) in mutations { bytes[at] = UInt8(value) }
+            if Self.skimsAlike(bytes) { skimmed += 1 }
+        }
+        // Most single-byte changes of a text's letters still read.
+        #expect(skimmed > 100)
+    }
+
+    /// Every waiting toast the scheduler's property tests make reads alike.
+    @Test func theSchedulersWaitingToastsReadAlike() async {
+        await propertyCheck(count: 40, input: SchedulerPropertyTests.steps) { steps in
+            var scheduler = SchedulerStateMachine(configuration: SchedulerConfiguration(maxVisible: 2))
+            for (index, step) in steps.enumerated() {
+                for event in scheduler.handle(SchedulerPropertyTests.command(step), now: Int64(index) * 300).events {
+                    guard let record = event.record, record.state == .queued else { continue }
+                    #expect(Self.skimsAlike(StoredToastTests.stored(record), id: record.id))
+                }
+            }
+        }
+    }
+}

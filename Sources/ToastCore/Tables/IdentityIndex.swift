@@ -31,63 +31,83 @@ struct IdentityIndex: Sendable {
     /// but a look at the toast (see above), and the seed is random per
     /// scheduler, so nobody outside can aim for them.
     static func hash(_ identity: SchedulerStateMachine.Identity, seed: UInt64) -> Int {
-        var state = seed
+        var hasher = Hasher(seed: seed)
         switch identity {
         case .reuse(let scene, let id):
-            mix(scene, into: &state)
-            mix(id, into: &state)
+            hasher.mix(scene)
+            hasher.mix(id)
         case .content(let scene, let sender, let title, let message):
-            state ^= 0xA076_1D64_78BD_642F
-            mix(scene, into: &state)
-            mix(sender, into: &state)
-            if let title {
-                mix(title, into: &state)
-            } else {
-                state = finish(state ^ 0xE703_7ED1_A0B4_28DB)
+            hasher.startContent()
+            hasher.mix(scene)
+            hasher.mix(sender)
+            hasher.mix(title: title)
+            hasher.mix(message)
+        }
+        return hasher.value
+    }
+
+    /// Folds an identity's members into its hash, in the order `hash`
+    /// gives them; a restart gives the same members as bytes of a stored
+    /// record (`PackedRecord.Skim.identityHash`).
+    struct Hasher {
+        private var state: UInt64
+
+        init(seed: UInt64) { state = seed }
+
+        var value: Int { Int(truncatingIfNeeded: state) }
+
+        /// Sets a content identity apart from a reuse identity.
+        mutating func startContent() { state ^= 0xA076_1D64_78BD_642F }
+
+        mutating func mix(_ text: String) {
+            var text = text
+            text.withUTF8 { mix($0) }
+        }
+
+        mutating func mix(_ text: Substring) {
+            var text = text
+            text.withUTF8 { mix($0) }
+        }
+
+        /// A title, or a mark that there is none.
+        mutating func mix(title: String?) {
+            if let title { mix(title) } else { state = Self.finish(state ^ 0xE703_7ED1_A0B4_28DB) }
+        }
+
+        mutating func mix(title: UnsafeBufferPointer<UInt8>?) {
+            if let title { mix(title) } else { state = Self.finish(state ^ 0xE703_7ED1_A0B4_28DB) }
+        }
+
+        /// Folds `bytes` (their count, then the bytes) in.
+        mutating func mix(_ bytes: UnsafeBufferPointer<UInt8>) {
+            var value = Self.finish(state ^ UInt64(bytes.count))
+            // Empty bytes may or may not have an address: the same either way.
+            guard !bytes.isEmpty, let base = bytes.baseAddress else {
+                state = value
+                return
             }
-            mix(message, into: &state)
+            var offset = 0
+            while offset + 8 <= bytes.count {
+                value = (value ^ UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+                value ^= value >> 32
+                offset += 8
+            }
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while offset < bytes.count {
+                tail |= UInt64(base[offset]) << shift
+                shift += 8
+                offset += 1
+            }
+            state = Self.finish(value ^ tail)
         }
-        return Int(truncatingIfNeeded: state)
-    }
 
-    /// Folds `text` (its length, then its bytes) into `state`.
-    private static func mix(_ text: String, into state: inout UInt64) {
-        var text = text
-        text.withUTF8 { mix($0, into: &state) }
-    }
-
-    private static func mix(_ text: Substring, into state: inout UInt64) {
-        var text = text
-        text.withUTF8 { mix($0, into: &state) }
-    }
-
-    private static func mix(_ bytes: UnsafeBufferPointer<UInt8>, into state: inout UInt64) {
-        var value = finish(state ^ UInt64(bytes.count))
-        guard let base = bytes.baseAddress else {
-            state = value
-            return
+        /// SplitMix64's finalizer: every bit of the input moves every bit out.
+        private static func finish(_ value: UInt64) -> UInt64 {
+            var value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+            return value ^ (value >> 31)
         }
-        var offset = 0
-        while offset + 8 <= bytes.count {
-            value = (value ^ UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
-            value ^= value >> 32
-            offset += 8
-        }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while offset < bytes.count {
-            tail |= UInt64(base[offset]) << shift
-            shift += 8
-            offset += 1
-        }
-        state = finish(value ^ tail)
-    }
-
-    /// SplitMix64's finalizer: every bit of the input moves every bit out.
-    private static func finish(_ value: UInt64) -> UInt64 {
-        var value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 
     var count: Int { byHash.count + overflow.count }
@@ -108,8 +128,25 @@ struct IdentityIndex: Sendable {
     mutating func insert(
         _ identity: SchedulerStateMachine.Identity, _ id: ToastID, identity of: (ToastID) -> SchedulerStateMachine.Identity?
     ) {
-        let key = self.key(identity)
-        if let holder = byHash[key], holder != id, let held = of(holder), held != identity {
+        insert(key: key(identity), id, identity: { identity }, identity: of)
+    }
+
+    /// `insert` for a toast whose identity's hash `hash` gives for a seed
+    /// (a restart's, from the stored bytes): `identity` makes the identity
+    /// itself only when another toast holds the hash or a test forces it.
+    mutating func insert(
+        hashed hash: (UInt64) -> Int, _ id: ToastID, identity: () -> SchedulerStateMachine.Identity,
+        identity of: (ToastID) -> SchedulerStateMachine.Identity?
+    ) {
+        let key = forcedHash == nil ? UInt64(UInt(bitPattern: hash(seed))) : self.key(identity())
+        insert(key: key, id, identity: identity, identity: of)
+    }
+
+    private mutating func insert(
+        key: UInt64, _ id: ToastID, identity: () -> SchedulerStateMachine.Identity,
+        identity of: (ToastID) -> SchedulerStateMachine.Identity?
+    ) {
+        if let holder = byHash[key], holder != id, let held = of(holder), case let identity = identity(), held != identity {
             overflow[identity] = id
         } else {
             byHash[key] = id

@@ -26,7 +26,7 @@ import Glibc
 /// (`StoredToastTests` pins the bytes).
 package struct PackedRecord: Sendable {
     package let id: ToastID
-    private let bytes: [UInt8]
+    let bytes: [UInt8]
 
     package init(_ record: ToastRecord) {
         id = record.id
@@ -73,7 +73,7 @@ package struct PackedRecord: Sendable {
 
     /// `ToastMember.allCases`, made once: that property is another module's,
     /// and builds its array on every call.
-    private static let members = ToastMember.allCases
+    static let members = ToastMember.allCases
 
     /// The most bytes `member` packs into: a varint is 10 at most, a double 8,
     /// a string its bytes and a 10-byte length (11 with the byte that says
@@ -244,7 +244,7 @@ package struct PackedRecord: Sendable {
     }
 
     /// Every flag of `InvalidationOptions`.
-    private static let invalidationBits = InvalidationOptions.named.reduce(0) { $0 | $1.option.rawValue }
+    static let invalidationBits = InvalidationOptions.named.reduce(0) { $0 | $1.option.rawValue }
 
     /// When it expires, read without unpacking the rest.
     var expiresAt: ToastInstant? {
@@ -308,7 +308,7 @@ package struct PackedRecord: Sendable {
     }
 
     /// The record's own numbers, which `write` puts before the toast.
-    private struct Header {
+    struct Header {
         var expiresAt: ToastInstant?
         var repeatCount: Int
         var createdAt: ToastInstant
@@ -339,9 +339,9 @@ package struct PackedRecord: Sendable {
 
     // Each case is stored as its index here (`allCases` builds a new array
     // on every call).
-    private static let roles = ToastRole.allCases
-    private static let alignments = ToastAlignment.allCases
-    private static let cancellations = CancellationPolicy.allCases
+    static let roles = ToastRole.allCases
+    static let alignments = ToastAlignment.allCases
+    static let cancellations = CancellationPolicy.allCases
 
     private static func index<Case: Equatable>(of value: Case, in cases: [Case]) -> UInt8 {
         UInt8(cases.firstIndex(of: value)!)
@@ -428,7 +428,7 @@ package struct PackedRecord: Sendable {
     /// Reads what `Writer` wrote, checking every read: the bytes may come
     /// from the store, which another process or a damaged disk could have
     /// written.
-    private struct Reader {
+    struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
         let checksText: Bool
         private(set) var offset = 0
@@ -497,7 +497,7 @@ package struct PackedRecord: Sendable {
             return Double(bitPattern: bits)
         }
 
-        private mutating func take() throws(Damage) -> UnsafeBufferPointer<UInt8> {
+        mutating func take() throws(Damage) -> UnsafeBufferPointer<UInt8> {
             let count = try unsigned()
             guard count <= UInt64(remaining) else { throw Damage("a text or image is longer than the record") }
             defer { offset += Int(count) }

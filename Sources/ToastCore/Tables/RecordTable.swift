@@ -64,14 +64,21 @@ struct RecordTable: Sendable {
     /// Adds a record that is not here yet, `packed` being its packed form
     /// (a queued one keeps those bytes rather than packing itself again).
     mutating func insert(_ record: ToastRecord, packed: PackedRecord) {
-        precondition(index[record.id] == nil && packed.id == record.id, "a new record is stored under its own id")
+        precondition(packed.id == record.id, "a new record is stored under its own id")
         if record.state == .queued {
-            index[record.id] = ~Int32(queued.count)
-            queued.append(packed)
+            insert(queued: packed)
         } else {
+            precondition(index[record.id] == nil, "a new record is stored under its own id")
             index[record.id] = Int32(shown.count)
             shown.append(record)
         }
+    }
+
+    /// Adds a waiting record that is not here yet, as its packed bytes.
+    mutating func insert(queued packed: PackedRecord) {
+        precondition(index[packed.id] == nil, "a new record is stored under its own id")
+        index[packed.id] = ~Int32(queued.count)
+        queued.append(packed)
     }
 
     /// Its state, read without unpacking a queued record.

@@ -113,17 +113,19 @@ extension Toast {
         if name.utf8.count > max {
             throw .invalid(field(), "must be at most \(max) bytes (got \(name.utf8.count))")
         }
-        let allowed = name.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
-                true
-            default:
-                false
-            }
-        }
-        if !allowed {
+        if !name.utf8.allSatisfy(isNameByte) {
             throw .invalid(field(), "may contain only ASCII letters, digits, '.', '_' and '-'")
+        }
+    }
+
+    /// Whether `byte` may be part of a name (`checkName`).
+    package static func isNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+            true
+        default:
+            false
         }
     }
 
@@ -143,7 +145,7 @@ extension Toast {
 }
 
 extension ToastDuration {
-    func validate(field: @autoclosure () -> String) throws(ToastError) {
+    package func validate(field: @autoclosure () -> String) throws(ToastError) {
         guard case .seconds(let seconds) = self else { return }
         if seconds.isNaN {
             throw .invalid(field(), "must be a number of seconds, not NaN")
@@ -158,7 +160,7 @@ extension ToastDuration {
 }
 
 extension ToastProgress {
-    func validate(field: @autoclosure () -> String) throws(ToastError) {
+    package func validate(field: @autoclosure () -> String) throws(ToastError) {
         guard case .fraction(let value) = self else { return }
         if !(0...1).contains(value) {
             throw .invalid(field(), "a progress fraction must be between 0 and 1 (got \(value))")

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: Apache-2.0
+import ToastProtocol
+
+/// A restart's quick look at a waiting toast's stored bytes.
+///
+/// A restart must check every stored toast as an add is checked (the file
+/// is untrusted input), then enter it in the scheduler's indexes. A waiting
+/// toast keeps its bytes, so the `ToastRecord` that `checkedRecord` built
+/// for the check was thrown away again: unpacking it, validating it and
+/// freeing it were about half of a restart's instructions
+/// (docs/BENCHMARKS.md, "A restart that reads waiting toasts in place").
+///
+/// `skim` checks the common toast in place instead: every text (and action
+/// id, and image path) plain ASCII, each text starting with a printable
+/// character, and no image's pixels. It reads the members the indexes
+/// need as views of the bytes. Anything else it leaves to the full check
+/// (`StoredToast.checked`), which also names the damage, so it never
+/// accepts what that check refuses.
+extension PackedRecord {
+    /// What a restart indexes a waiting toast by, the texts as views of
+    /// its bytes (valid only inside `withSkim`).
+    struct Skim {
+        let header: Header
+        var message = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+        var title: UnsafeBufferPointer<UInt8>?
+        var scene = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+        var reuseID: UnsafeBufferPointer<UInt8>?
+        var source: UnsafeBufferPointer<UInt8>?
+        var alignment = ToastAlignment.top
+        var cancellation = CancellationPolicy.never
+        var dedupe = true
+
+        /// Whether the toast has an identity (`SchedulerStateMachine.Identity`).
+        var hasIdentity: Bool { reuseID != nil || dedupe }
+
+        /// Its identity's hash, as `IdentityIndex.hash` gives it for the
+        /// unpacked toast's identity.
+        func identityHash(seed: UInt64) -> Int {
+            var hasher = IdentityIndex.Hasher(seed: seed)
+            if let reuseID {
+                hasher.mix(scene)
+                hasher.mix(reuseID)
+            } else {
+                hasher.startContent()
+                hasher.mix(scene)
+                hasher.mix(SchedulerStateMachine.Identity.sender(of: source))
+                hasher.mix(title: title)
+                hasher.mix(message)
+            }
+            return hasher.value
+        }
+
+    private static func valid(_ duration: ToastDuration) -> Bool {
+        do throws(ToastError) {
+            try duration.validate(field: "")
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    private static func valid(_ progress: ToastProgress) -> Bool {
+        do throws(ToastError) {
+            try progress.validate(field: "")
+            return true
+        } catch {
+            return false
+        }
+    }
+
+        /// Reads `member`; false if the full check must decide.
+        fileprivate mutating func read(_ member: ToastMember, from reader: inout Reader) throws(Damage) -> Bool {
+            switch member {
+            case .message:
+                guard let text = try reader.plainText(max: ToastLimits.messageBytes) else { return false }
+                message = text
+            case .title: return try reader.optionalPlainText(max: ToastLimits.titleBytes, into: &title)
+            case .icon: return try reader.optionalPlainText(max: ToastLimits.iconBytes)
+            case .role: _ = try reader.choice(of: PackedRecord.roles.count, "toast.role")
+            case .duration:
+                switch try reader.byte() {
+                case 0...4: break
+                case 5: return Self.valid(ToastDuration.seconds(try reader.double()))
+                default: return false
+                }
+            case .alignment: alignment = PackedRecord.alignments[try reader.choice(of: PackedRecord.alignments.count, "toast.alignment")]
+            case .scene:
+                guard let name = try reader.plainName(max: ToastLimits.sceneBytes) else { return false }
+                scene = name
+            case .reuseID: return try reader.optionalPlainText(max: ToastLimits.reuseIDBytes, into: &reuseID)
+            case .progress:
+                switch try reader.byte() {
+                case 0, 1: break
+                case 2: return Self.valid(ToastProgress.fraction(try reader.double()))
+                default: return false
+                }
+            case .dismissible, .closeButton, .resident, .transient: _ = try reader.bool()
+            case .actions: return try reader.plainActions()
+            case .source: return try reader.optionalPlainText(max: ToastLimits.sourceBytes, into: &source)
+            case .cancellation:
+                cancellation = PackedRecord.cancellations[try reader.choice(of: PackedRecord.cancellations.count, "toast.cancellation")]
+            case .invalidation: return try reader.byte() & ~PackedRecord.invalidationBits == 0
+            case .level:
+                guard let level = try reader.optional() else { return true }
+                return PauseLevels.range.contains(Int(level))
+            case .markup: return try reader.optionalPlainText(max: ToastLimits.markupBytes)
+            case .category: return try reader.optionalPlainText(max: ToastLimits.categoryBytes)
+            case .desktopEntry: return try reader.optionalPlainText(max: ToastLimits.desktopEntryBytes)
+            case .soundName: return try reader.optionalPlainText(max: ToastLimits.soundNameBytes)
+            case .urgency: return try reader.byte() <= 3
+            case .dedupe: dedupe = try reader.bool()
+            case .image:
+                switch try reader.byte() {
+                case 0: break
+                case 1: return try reader.plainPath(max: ToastLimits.imagePathBytes)
+                default: return false  // pixels
+                }
+            }
+            return true
+        }
+    }
+
+    /// `body` given this record's skim, or nil if the full check must
+    /// decide: the bytes are damaged, or the toast is not one `skim` reads.
+    func withSkim<Result>(_ body: (Skim) -> Result) -> Result? {
+        bytes.withUnsafeBufferPointer { buffer in Self.skim(buffer).map(body) }
+    }
+
+    static func skim(_ buffer: UnsafeBufferPointer<UInt8>) -> Skim? {
+        var reader = Reader(buffer, checksText: true)
+        do {
+            var skim = Skim(header: try Header(&reader))
+            for member in members {
+                guard try skim.read(member, from: &reader) else { return nil }
+            }
+            return reader.remaining == 0 ? skim : nil
+        } catch {
+            return nil
+        }
+    }
+}
+
+extension PackedRecord.Reader {
+    /// A text that `Toast.validate` accepts at a glance, as a view of the
+    /// bytes: at most `max` of them, all ASCII (so UTF-8), the first one
+    /// printable (so not blank). Nil for any other text.
+    mutating func plainText(max: Int) throws(PackedRecord.Damage) -> UnsafeBufferPointer<UInt8>? {
+        let text = try take()
+        guard text.count <= max, let first = text.first, first > 0x20, first < 0x7F, Self.isASCII(text) else { return nil }
+        return text
+    }
+
+    /// An optional `plainText` into `text`; false if it is there and not plain.
+    mutating func optionalPlainText(max: Int, into text: inout UnsafeBufferPointer<UInt8>?) throws(PackedRecord.Damage) -> Bool {
+        guard try bool("an optional text's presence") else {
+            text = nil
+            return true
+        }
+        text = try plainText(max: max)
+        return text != nil
+    }
+
+    /// `optionalPlainText` for a text that is only checked.
+    mutating func optionalPlainText(max: Int) throws(PackedRecord.Damage) -> Bool {
+        var text: UnsafeBufferPointer<UInt8>?
+        return try optionalPlainText(max: max, into: &text)
+    }
+
+    /// A name `Toast.checkName` accepts, or nil.
+    mutating func plainName(max: Int) throws(PackedRecord.Damage) -> UnsafeBufferPointer<UInt8>? {
+        let name = try take()
+        guard !name.isEmpty, name.count <= max, name.allSatisfy(Toast.isNameByte) else { return nil }
+        return name
+    }
+
+    /// Actions that `Toast.checkActions` accepts at a glance (plain ids
+    /// and labels, no id twice); false for any others.
+    mutating func plainActions() throws(PackedRecord.Damage) -> Bool {
+        let count = try unsigned()
+        guard count > 0 else { return true }
+        guard count <= ToastLimits.maxActions else { return false }
+        var ids: [UnsafeBufferPointer<UInt8>] = []
+        ids.reserveCapacity(Int(count))
+        for _ in 0..<count {
+            guard let id = try plainName(max: ToastLimits.actionIDBytes),
+                try plainText(max: ToastLimits.actionLabelBytes) != nil,
+                !ids.contains(where: { $0.elementsEqual(id) })
+            else { return false }
+            ids.append(id)
+        }
+        return true
+    }
+
+    /// An image's path that `ToastImage.problem` accepts at a glance: 1 to
+    /// `max` bytes of ASCII without NUL.
+    mutating func plainPath(max: Int) throws(PackedRecord.Damage) -> Bool {
+        let path = try take()
+        return !path.isEmpty && path.count <= max && Self.isASCII(path) && !path.contains(0)
+    }
+
+    /// Whether every byte is below 0x80, read eight at a time.
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        var high: UInt64 = 0
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            high |= UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
+            offset += 8
+        }
+        while offset < bytes.count {
+            high |= UInt64(base[offset])
+            offset += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
+    }
+}
