@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import ToastProtocol
+
+#if canImport(Glibc)
+import Glibc
+#endif
 /// The global toast scheduler, as a pure state machine.
 ///
 /// `handle(_:now:)` is the only way in: it takes a command and the current
@@ -145,8 +149,12 @@ public struct SchedulerStateMachine: Sendable {
         var waiting: [Int] = []
         waiting.reserveCapacity(packed.count)
         for (index, record) in packed.enumerated() {
-            let header = record.header
-            if header.state == .shown { shown.append((header.placement, record.id, index)) } else { waiting.append(index) }
+            // A damaged row waits: its full check names the damage.
+            if let header = try? record.checkedHeader, header.state == .shown {
+                shown.append((header.placement, record.id, index))
+            } else {
+                waiting.append(index)
+            }
         }
         records.reserveCapacity(packed.count, queued: waiting.count)
         shown.sort { ($0.placement, $0.id) < ($1.placement, $1.id) }
@@ -154,6 +162,7 @@ public struct SchedulerStateMachine: Sendable {
         waiting.sort { packed[$0].id < packed[$1].id }
         var newestID: ToastID = 0
         var newestPlacement: UInt64 = 0
+        var cursor = RestoreCursor()
         for index in shown.map(\.index) + waiting {
             // Ids are unique wherever a state comes from (the store's is its
             // primary key); a state built otherwise keeps each id's first.
@@ -163,9 +172,10 @@ public struct SchedulerStateMachine: Sendable {
             var placement: UInt64
             var createdAt: ToastInstant
             var presentedAt: ToastInstant?
-            if let header = storeSkimmed(row) {
+            if let header = storeSkimmed(row, &cursor) {
                 (placement, createdAt, presentedAt) = (header.placement, header.createdAt, header.presentedAt)
             } else {
+                cursor = RestoreCursor()
                 let record = try unpack(row)
                 if record.state == .shown {
                     stacks[record.stack, default: Stack()].shown.append(record.id)
@@ -561,25 +571,61 @@ public struct SchedulerStateMachine: Sendable {
 
     /// Stores a restart's row through `storeWaiting` if it waits and
     /// `PackedRecord.skim` reads it; its header if so.
-    private mutating func storeSkimmed(_ row: PackedRecord) -> PackedRecord.Header? {
+    private mutating func storeSkimmed(_ row: PackedRecord, _ cursor: inout RestoreCursor) -> PackedRecord.Header? {
         let header = row.withSkim { skim -> PackedRecord.Header? in
             guard skim.header.state == .queued else { return nil }
-            storeWaiting(row, skim)
+            storeWaiting(row, skim, &cursor)
             return skim.header
         }
         return header ?? nil
     }
 
+    /// Where a restart entered its last waiting toast: the next toast of
+    /// the same source and stack (most often the next one, as a sender's
+    /// toasts come in a row) goes to the same entries without a `String`
+    /// made and hashed for each name: that was 15% of a restart's
+    /// instructions (docs/BENCHMARKS.md, "A restart that reads waiting
+    /// toasts in place"). Any other change to `sources` or `stacks` may
+    /// move their entries: it starts a new cursor.
+    struct RestoreCursor {
+        var source: (name: String, index: Dictionary<String, SourceEntry>.Index)?
+        var stack: (key: StackKey, index: Dictionary<StackKey, Stack>.Index)?
+
+        /// Whether `name` is `bytes`, or the anonymous source's name where there are none.
+        static func same(_ name: String, _ bytes: UnsafeBufferPointer<UInt8>?) -> Bool {
+            guard let bytes else { return name == anonymousSource }
+            guard name.utf8.count == bytes.count else { return false }
+            guard !bytes.isEmpty else { return true }
+            return name.utf8.withContiguousStorageIfAvailable { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
+                ?? name.utf8.elementsEqual(bytes)
+        }
+    }
+
+    /// `dictionary`'s entry for `key`, made with `make` if there is none.
+    private static func entry<Key, Value>(
+        _ key: Key, in dictionary: inout [Key: Value], default make: () -> Value
+    ) -> Dictionary<Key, Value>.Index {
+        if let index = dictionary.index(forKey: key) { return index }
+        dictionary[key] = make()
+        return dictionary.index(forKey: key)!
+    }
+
     /// A waiting toast a restart read with `PackedRecord.skim`, stored and
     /// indexed as `storeNew` stores its unpacked record, which is never
     /// built: its stack, source and identity come from the bytes.
-    private mutating func storeWaiting(_ packed: PackedRecord, _ skim: PackedRecord.Skim) {
+    private mutating func storeWaiting(_ packed: PackedRecord, _ skim: PackedRecord.Skim, _ cursor: inout RestoreCursor) {
         let id = packed.id
         records.insert(queued: packed)
-        let scene = String(decoding: skim.scene, as: UTF8.self)
-        stacks[StackKey(scene: scene, alignment: skim.alignment), default: Stack()].queue.append(id)
-        let source = skim.source.map { String(decoding: $0, as: UTF8.self) } ?? Self.anonymousSource
-        sources[source, default: SourceEntry()].insert(id, cancels: skim.cancellation == .always, invalidates: false)
+        if cursor.stack.map({ $0.key.alignment != skim.alignment || !RestoreCursor.same($0.key.scene, skim.scene) }) ?? true {
+            let key = StackKey(scene: String(decoding: skim.scene, as: UTF8.self), alignment: skim.alignment)
+            cursor.stack = (key, Self.entry(key, in: &stacks) { Stack() })
+        }
+        stacks.values[cursor.stack!.index].queue.append(id)
+        if cursor.source.map({ !RestoreCursor.same($0.name, skim.source) }) ?? true {
+            let name = skim.source.map { String(decoding: $0, as: UTF8.self) } ?? Self.anonymousSource
+            cursor.source = (name, Self.entry(name, in: &sources) { SourceEntry() })
+        }
+        sources.values[cursor.source!.index].insert(id, cancels: skim.cancellation == .always, invalidates: false)
         if skim.hasIdentity {
             let records = self.records
             identities.insert(

@@ -32,22 +32,16 @@ public enum StoredToast {
     }
 
     /// The row stored as `bytes` under `id`, as the scheduler keeps it (the
-    /// same bytes, without the format number), with its format, id and
-    /// header checked: enough to place it in a restart's order. Its toast
-    /// is checked as the restart unpacks it (`checked(_:)`), once.
+    /// same bytes, without the format number), with its format and id
+    /// checked. Its header and toast are checked as the restart reads them
+    /// (`checkedHeader`, then `PackedRecord.skim` or `checked(_:)`), once.
     package static func row(id: ToastID, from bytes: UnsafeBufferPointer<UInt8>) throws(Damage) -> PackedRecord {
         guard let first = bytes.first else { throw Damage(description: "the toast \(id) is stored empty") }
         guard first == format else {
             throw Damage(description: "the toast \(id) is stored in format \(first), which this toastd does not read (it reads \(format))")
         }
         guard id > 0 else { throw Damage(description: "a toast is stored under id \(id)") }
-        let packed = PackedRecord(id: id, bytes: Array(bytes.dropFirst()))
-        do {
-            _ = try packed.checkedHeader
-        } catch {
-            throw Damage(description: "the toast \(id) is damaged: \(error)")
-        }
-        return packed
+        return PackedRecord(id: id, bytes: Array(UnsafeBufferPointer(rebasing: bytes[1...])))
     }
 
     /// The record stored as `bytes` under `id`, checked.
