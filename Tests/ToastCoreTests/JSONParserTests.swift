@@ -132,7 +132,7 @@ struct JSONParserTests {
                     let expected = buffer[start...].firstIndex { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C } ?? buffer.count
                     #expect(JSONParser.plainRunEnd(buffer, from: start) == expected)
                 }
-                #expect(JSONParser.isASCII(buffer) == bytes.allSatisfy { $0 < 0x80 })
+                #expect(buffer.isASCII == bytes.allSatisfy { $0 < 0x80 })
             }
         }
     }

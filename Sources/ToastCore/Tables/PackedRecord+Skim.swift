@@ -50,18 +50,10 @@ extension PackedRecord {
             return hasher.value
         }
 
-    private static func valid(_ duration: ToastDuration) -> Bool {
+    /// Whether `check` passes.
+    private static func passes(_ check: () throws(ToastError) -> Void) -> Bool {
         do throws(ToastError) {
-            try duration.validate(field: "")
-            return true
-        } catch {
-            return false
-        }
-    }
-
-    private static func valid(_ progress: ToastProgress) -> Bool {
-        do throws(ToastError) {
-            try progress.validate(field: "")
+            try check()
             return true
         } catch {
             return false
@@ -80,7 +72,9 @@ extension PackedRecord {
             case .duration:
                 switch try reader.byte() {
                 case 0...4: break
-                case 5: return Self.valid(ToastDuration.seconds(try reader.double()))
+                case 5:
+                    let seconds = try reader.double()
+                    return Self.passes { () throws(ToastError) in try ToastDuration.seconds(seconds).validate(field: "") }
                 default: return false
                 }
             case .alignment: alignment = PackedRecord.alignments[try reader.choice(of: PackedRecord.alignments.count, "toast.alignment")]
@@ -91,7 +85,9 @@ extension PackedRecord {
             case .progress:
                 switch try reader.byte() {
                 case 0, 1: break
-                case 2: return Self.valid(ToastProgress.fraction(try reader.double()))
+                case 2:
+                    let fraction = try reader.double()
+                    return Self.passes { () throws(ToastError) in try ToastProgress.fraction(fraction).validate(field: "") }
                 default: return false
                 }
             case .dismissible, .closeButton, .resident, .transient: _ = try reader.bool()
@@ -146,7 +142,7 @@ extension PackedRecord.Reader {
     /// printable (so not blank). Nil for any other text.
     mutating func plainText(max: Int) throws(PackedRecord.Damage) -> UnsafeBufferPointer<UInt8>? {
         let text = try take()
-        guard text.count <= max, let first = text.first, first > 0x20, first < 0x7F, Self.isASCII(text) else { return nil }
+        guard text.count <= max, let first = text.first, first > 0x20, first < 0x7F, text.isASCII else { return nil }
         return text
     }
 
@@ -195,22 +191,6 @@ extension PackedRecord.Reader {
     /// `max` bytes of ASCII without NUL.
     mutating func plainPath(max: Int) throws(PackedRecord.Damage) -> Bool {
         let path = try take()
-        return !path.isEmpty && path.count <= max && Self.isASCII(path) && !path.contains(0)
-    }
-
-    /// Whether every byte is below 0x80, read eight at a time.
-    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
-        var high: UInt64 = 0
-        var offset = 0
-        while offset + 8 <= bytes.count {
-            high |= UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
-            offset += 8
-        }
-        while offset < bytes.count {
-            high |= UInt64(base[offset])
-            offset += 1
-        }
-        return high & 0x8080_8080_8080_8080 == 0
+        return !path.isEmpty && path.count <= max && path.isASCII && !path.contains(0)
     }
 }

@@ -24,7 +24,7 @@ struct JSONParser: ~Copyable {
     }
 
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseFailure) -> JSONValue {
-        if !isASCII(bytes), String(validating: bytes, as: UTF8.self) == nil {
+        if !bytes.isASCII, String(validating: bytes, as: UTF8.self) == nil {
             throw .invalidUTF8
         }
         var parser = JSONParser(bytes: bytes)
@@ -35,22 +35,6 @@ struct JSONParser: ~Copyable {
             throw parser.failure("unexpected \(parser.describeCurrent()) after the JSON value")
         }
         return value
-    }
-
-    /// Whether every byte is below 0x80, eight at a time.
-    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
-        var union: UInt64 = 0
-        var offset = 0
-        while offset + 8 <= bytes.count {
-            union |= UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
-            offset += 8
-        }
-        while offset < bytes.count {
-            union |= UInt64(base[offset])
-            offset += 1
-        }
-        return union & 0x8080_8080_8080_8080 == 0
     }
 
     /// The offset of the first byte from `start` on that ends a string's

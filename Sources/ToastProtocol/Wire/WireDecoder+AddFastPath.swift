@@ -18,7 +18,7 @@ extension WireDecoder {
     /// The toast of an add line, and the fields it left to defaults; nil
     /// when the general decoder must read the line.
     static func fastAdd(_ line: UnsafeBufferPointer<UInt8>) -> (toast: Toast, defaulted: ToastFieldSet)? {
-        guard JSONParser.isASCII(line) || String(validating: line, as: UTF8.self) != nil else { return nil }
+        guard line.isASCII || String(validating: line, as: UTF8.self) != nil else { return nil }
         var parser = JSONParser(bytes: line)
         return try? parser.addRequest()
     }
