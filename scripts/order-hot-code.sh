@@ -29,7 +29,7 @@ command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq
 build_release --product toastd
 swift build -c release --product toast-bench 2>&1 | grep -E 'error|warning' || true
 work="$(mktemp -d)"
-trap 'kill "${VALGRIND_PID:-}" "${WATCH_PID:-}" "${TOASTD_PID:-}" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill "${VALGRIND_PID:-}" "${WATCH_PID:-}" "${TOASTD_PID:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 # valgrind 3.19 cannot read the DWARF 5 that Swift writes; the symbols are enough.
 strip --strip-debug -o "$work/toastd" .build-static-stdlib/release/toastd
 
