@@ -144,8 +144,10 @@ public enum FuzzInput {
 
     /// Bytes read as a stored live toast (`StoredToast`, which a damaged
     /// disk or another program may have written) are damage, or a toast
-    /// the wire would take that stores back to bytes reading as itself.
+    /// the wire would take that stores back to bytes reading as itself;
+    /// and a restart's skim of them agrees with the full check.
     static func storedToastProblem(_ bytes: UnsafeBufferPointer<UInt8>.SubSequence) -> String? {
+        if let problem = StoredToast.skimDisagreement(id: 1, from: UnsafeBufferPointer(rebasing: bytes)) { return problem }
         guard let record = try? StoredToast.record(id: 1, from: UnsafeBufferPointer(rebasing: bytes)) else { return nil }
         do {
             try record.toast.validate()

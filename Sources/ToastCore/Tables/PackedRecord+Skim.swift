@@ -194,3 +194,41 @@ extension PackedRecord.Reader {
         return !path.isEmpty && path.count <= max && path.isASCII && !path.contains(0)
     }
 }
+
+extension StoredToast {
+    /// Where the restart's skim of the row stored as `bytes` disagrees
+    /// with the full check (`checked`): it takes a row the full check
+    /// refuses, or reads one of its members otherwise. Nil where they
+    /// agree, or where the skim leaves the row to the full check. For the
+    /// tests and the fuzzer, which hold the skim to the full check.
+    package static func skimDisagreement(id: ToastID, from bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard let row = try? row(id: id, from: bytes) else { return nil }
+        let full = try? checked(row)
+        let disagreement = row.withSkim { skim -> String? in
+            guard let record = full else { return "the skim took a stored toast the full check refuses" }
+            return skim.disagreement(with: record)
+        }
+        return disagreement ?? nil
+    }
+}
+
+extension PackedRecord.Skim {
+    /// The first member this skim reads otherwise than `record` holds it.
+    func disagreement(with record: ToastRecord) -> String? {
+        func text(_ bytes: UnsafeBufferPointer<UInt8>?) -> String? { bytes.map { String(decoding: $0, as: UTF8.self) } }
+        let toast = record.toast
+        let identity = SchedulerStateMachine.Identity(toast)
+        let seed = UInt64.random(in: .min ... .max)
+        let members: [(name: String, same: Bool)] = [
+            ("the state", header.state == record.state), ("the placement", header.placement == record.placement),
+            ("the creation", header.createdAt == record.createdAt), ("the presentation", header.presentedAt == record.presentedAt),
+            ("the expiry", header.expiresAt == record.expiresAt), ("the message", text(message) == toast.message),
+            ("the title", text(title) == toast.title), ("the scene", text(scene) == toast.scene),
+            ("the reuse id", text(reuseID) == toast.reuseID), ("the source", text(source) == toast.source),
+            ("the alignment", alignment == toast.alignment), ("the cancellation", cancellation == toast.cancellation),
+            ("whether it has an identity", hasIdentity == (identity != nil)),
+            ("the identity's hash", identity.map { identityHash(seed: seed) == IdentityIndex.hash($0, seed: seed) } ?? true),
+        ]
+        return members.first { !$0.same }.map { "the skim reads \($0.name) otherwise than the full check" }
+    }
+}
