@@ -50,15 +50,15 @@ extension PackedRecord {
             return hasher.value
         }
 
-    /// Whether `check` passes.
-    private static func passes(_ check: () throws(ToastError) -> Void) -> Bool {
-        do throws(ToastError) {
-            try check()
-            return true
-        } catch {
-            return false
+        /// Whether `check` passes.
+        private static func passes(_ check: () throws(ToastError) -> Void) -> Bool {
+            do throws(ToastError) {
+                try check()
+                return true
+            } catch {
+                return false
+            }
         }
-    }
 
         /// Reads `member`; false if the full check must decide.
         fileprivate mutating func read(_ member: ToastMember, from reader: inout Reader) throws(Damage) -> Bool {
