@@ -33,8 +33,9 @@ public enum StoredToast {
 
     /// The row stored as `bytes` under `id`, as the scheduler keeps it (the
     /// same bytes, without the format number), with its format and id
-    /// checked. Its header and toast are checked as the restart reads them
-    /// (`checkedHeader`, then `PackedRecord.skim` or `checked(_:)`), once.
+    /// checked. Its header is checked as the restart orders the rows
+    /// (`checkedHeader`), and the whole row as the restart reads it
+    /// (`PackedRecord.skim`, or `checked(_:)`).
     package static func row(id: ToastID, from bytes: UnsafeBufferPointer<UInt8>) throws(Damage) -> PackedRecord {
         guard let first = bytes.first else { throw Damage(description: "the toast \(id) is stored empty") }
         guard first == format else {
