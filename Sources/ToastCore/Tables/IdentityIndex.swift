@@ -71,12 +71,14 @@ struct IdentityIndex: Sendable {
 
         /// A title, or a mark that there is none.
         mutating func mix(title: String?) {
-            if let title { mix(title) } else { state = Self.finish(state ^ 0xE703_7ED1_A0B4_28DB) }
+            if let title { mix(title) } else { markNoTitle() }
         }
 
         mutating func mix(title: UnsafeBufferPointer<UInt8>?) {
-            if let title { mix(title) } else { state = Self.finish(state ^ 0xE703_7ED1_A0B4_28DB) }
+            if let title { mix(title) } else { markNoTitle() }
         }
+
+        private mutating func markNoTitle() { state = Self.finish(state ^ 0xE703_7ED1_A0B4_28DB) }
 
         /// Folds `bytes` (their count, then the bytes) in.
         mutating func mix(_ bytes: UnsafeBufferPointer<UInt8>) {
