@@ -349,6 +349,16 @@ public struct SchedulerStateMachine: Sendable {
 
     public func record(_ id: ToastID) -> ToastRecord? { records[id] }
 
+    /// The packed bytes held for the toast `event` wrote, when it waits:
+    /// its stored form (`StoredToast`), as new as the event's record or
+    /// newer, which a store writes rather than packing that record again.
+    package func packedWaiting(after event: ToastEvent) -> PackedRecord? {
+        switch event.kind {
+        case .queued(let record), .updated(let record): records.packed(record.id)
+        default: nil
+        }
+    }
+
     /// Whether the toast is shown or queued (nil: it ended or never was),
     /// without unpacking a queued record as `record(_:)` does.
     public func state(of id: ToastID) -> ToastRecord.State? { records.state(of: id) }

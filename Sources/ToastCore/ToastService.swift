@@ -488,6 +488,12 @@ public struct ToastService: Sendable {
         public var deliveries: [EventRouter.Delivery]
         /// The line, when `publish` encoded it: for a subscriber's delivery.
         public let encodedLine: [UInt8]?
+        /// The packed bytes the scheduler holds for the toast the event
+        /// wrote, when it waits (`SchedulerStateMachine.packedWaiting(after:)`):
+        /// what the store writes for it. Looked up here, beside the
+        /// scheduler: from another module, `scheduler`'s getter copies it
+        /// whole (a retain of each of its tables).
+        package let waiting: PackedRecord?
 
         /// The event's line, newline included: the same bytes for everyone,
         /// encoded once by `publish` when a subscriber is sent it (else here,
@@ -513,7 +519,9 @@ public struct ToastService: Sendable {
                     pendingRuns[record.id] = nil
                 }
             }
-            publications.append(Publication(event: event, deliveries: deliveries, encodedLine: line))
+            publications.append(
+                Publication(event: event, deliveries: deliveries, encodedLine: line, waiting: scheduler.packedWaiting(after: event))
+            )
         }
         return publications
     }

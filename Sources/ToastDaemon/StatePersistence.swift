@@ -117,8 +117,10 @@ final class StatePersistence: @unchecked Sendable {
         return .durable
     }
 
-    func note(_ event: ToastEvent) {
-        if machine.keepsChanges { batch.note(event) }
+    /// Takes note of a published event, with its toast's packed bytes when
+    /// it waits (`SchedulerStateMachine.packedWaiting(after:)`).
+    func note(_ event: ToastEvent, waiting packed: PackedRecord?) {
+        if machine.keepsChanges { batch.note(event, waiting: packed) }
     }
 
     func note(_ change: ToastService.HistoryChange) {

@@ -470,7 +470,7 @@ final class ToastHub: @unchecked Sendable {
     /// Carries out effects: publishes events (into the step's outbox) and arms the timer.
     private func apply(_ effects: [SchedulerEffect]) {
         for publication in service.publish(effects) {
-            persistence.note(publication.event)
+            persistence.note(publication.event, waiting: publication.waiting)
             if !watchers.isEmpty { watchedEvents.append(publication.event) }
             guard !publication.deliveries.isEmpty else { continue }
             var shared: ByteBuffer?

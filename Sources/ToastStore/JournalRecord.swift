@@ -19,9 +19,9 @@ enum JournalRecord {
         out.count(counters.modes.count)
         for mode in counters.modes { out.text(mode) }
         out.count(rows.upserts.count)
-        for (id, record) in rows.upserts {
+        for (id, row) in rows.upserts {
             out.integer(id)
-            out.liveToast(record)
+            row.withStoredBytes { out.raw($0) }
         }
         out.count(rows.deletes.count)
         for id in rows.deletes { out.integer(id) }
@@ -53,7 +53,7 @@ enum JournalRecord {
         var rows = ToastStore.Batch.Rows()
         for _ in 0..<(try input.count()) {
             let id = try input.integer()
-            rows.upserts[id] = try input.liveToast(id: id)
+            rows.upserts[id] = .record(try input.liveToast(id: id))
         }
         for _ in 0..<(try input.count()) { rows.deletes.insert(try input.integer()) }
         rows.historyCleared = try input.byte() == 1
@@ -100,11 +100,6 @@ enum JournalRecord {
         mutating func text(_ text: String) {
             var text = text
             text.withUTF8 { raw($0) }
-        }
-
-        /// A live toast as the database stores it (`StoredToast`).
-        mutating func liveToast(_ record: ToastRecord) {
-            StoredToast.withBytes(of: record) { raw($0) }
         }
 
         /// A history entry's record: its JSON body (`WireEncoder.withStoredRecord`),

@@ -11,6 +11,9 @@ extension ToastStore {
     public struct Batch: Sendable {
         enum Change: Sendable {
             case event(ToastEvent)
+            /// An event that wrote a waiting toast, as the packed bytes the
+            /// scheduler holds for it: written as they are.
+            case waiting(PackedRecord)
             case history(ToastService.HistoryChange)
             case bind(String, Bool)
         }
@@ -48,18 +51,38 @@ extension ToastStore {
         /// small enough to commit on the event loop.
         public var changeCount: Int { changes.count }
 
-        /// Takes note of an event the scheduler published.
-        public mutating func note(_ event: ToastEvent) { changes.append(.event(event)) }
+        /// Takes note of an event the scheduler published, and of the packed
+        /// bytes the scheduler holds for its toast if it waits
+        /// (`SchedulerStateMachine.packedWaiting(after:)`). The commit
+        /// writes those rather than packing the event's record again: that
+        /// packing was about a sixth of the commit thread's work an add.
+        package mutating func note(_ event: ToastEvent, waiting packed: PackedRecord? = nil) {
+            changes.append(packed.map(Change.waiting) ?? .event(event))
+        }
 
         public mutating func note(_ change: ToastService.HistoryChange) { changes.append(.history(change)) }
 
         /// A connection bound (`true`) or released (`false`) a source.
         public mutating func bind(_ source: String, _ bound: Bool) { changes.append(.bind(source, bound)) }
 
+        /// A live toast's row: its record, or a waiting toast's packed bytes.
+        enum LiveRow: Equatable {
+            case record(ToastRecord)
+            case packed(PackedRecord)
+
+            /// The row's bytes as stored (`StoredToast`), lent to `body`.
+            func withStoredBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+                switch self {
+                case .record(let record): try StoredToast.withBytes(of: record, body)
+                case .packed(let packed): try StoredToast.withBytes(of: packed, body)
+                }
+            }
+        }
+
         /// The rows a batch's changes come to: each toast's last state, the
         /// ended toasts' history entries, and so on.
         struct Rows {
-            var upserts: [ToastID: ToastRecord] = [:]
+            var upserts: [ToastID: LiveRow] = [:]
             var deletes: Set<ToastID> = []
             var ended: [ToastHistory.Entry] = []
             var historyRemovals: [ToastID] = []
@@ -72,6 +95,7 @@ extension ToastStore {
                 for change in changes {
                     switch change {
                     case .event(let event): note(event)
+                    case .waiting(let packed): upsert(.packed(packed), packed.id)
                     case .history(let change): note(change)
                     case .bind(let source, let bound): self.bound[source] = bound
                     }
@@ -81,8 +105,7 @@ extension ToastStore {
             private mutating func note(_ event: ToastEvent) {
                 switch event.kind {
                 case .queued(let record), .presented(let record), .updated(let record):
-                    upserts[record.id] = record
-                    if !deletes.isEmpty { deletes.remove(record.id) }
+                    upsert(.record(record), record.id)
                 case .dismissed(let record, _), .cancelled(let record, _):
                     upserts[record.id] = nil
                     deletes.insert(record.id)
@@ -90,6 +113,11 @@ extension ToastStore {
                 case .action, .paused, .resumed, .modes:
                     break
                 }
+            }
+
+            private mutating func upsert(_ row: LiveRow, _ id: ToastID) {
+                upserts[id] = row
+                if !deletes.isEmpty { deletes.remove(id) }
             }
 
             private mutating func note(_ change: ToastService.HistoryChange) {

@@ -496,7 +496,7 @@ public final class ToastStore: @unchecked Sendable {
     /// everything it served from memory back once the store works again.
     public func replaceAll(_ state: FullState) throws {
         var rows = Batch.Rows()
-        for record in state.records { rows.upserts[record.id] = record }
+        for record in state.records { rows.upserts[record.id] = .record(record) }
         rows.ended = state.history
         for source in state.boundSources { rows.bound[source] = true }
         let counters = Counters(
@@ -532,8 +532,10 @@ public final class ToastStore: @unchecked Sendable {
         // through a library's arguments cost more than SQLite's own work on
         // the row (docs/BENCHMARKS.md, section 2, "Both threads, then the rules").
         let upsert = try db.statement("INSERT OR REPLACE INTO toast(id, packed) VALUES (?, ?)")
-        for record in batch.upserts.values {
-            try upsert.run { $0.bind(integer: Int64(record.id), at: 1) | Self.bindPacked(record, $0, 2) }
+        for (id, row) in batch.upserts {
+            try upsert.run { statement in
+                statement.bind(integer: Int64(id), at: 1) | row.withStoredBytes { statement.bind(blob: $0, at: 2) }
+            }
         }
         let delete = try db.statement("DELETE FROM toast WHERE id = ?")
         for id in batch.deletes { try delete.run { $0.bind(integer: Int64(id), at: 1) } }

@@ -51,7 +51,9 @@ struct StatePersistenceTests {
     static func add(_ message: String, _ service: inout ToastService, _ persistence: StatePersistence) {
         let line = Array(#"{"op":"add","toast":{"message":"\#(message)"}}"#.utf8)
         let response = service.respond(toLine: line, defaultSource: nil, now: 0)
-        for publication in service.publish(response.effects) { persistence.note(publication.event) }
+        for publication in service.publish(response.effects) {
+            persistence.note(publication.event, waiting: publication.waiting)
+        }
     }
 
     /// Steps too large to commit on the loop go to the commit thread one

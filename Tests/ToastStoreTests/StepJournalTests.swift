@@ -111,7 +111,11 @@ struct StepJournalTests {
         let (service, _) = Session.session()
         let records = service.scheduler.state.records
         var rows = ToastStore.Batch.Rows()
-        for record in records { rows.upserts[record.id] = record }
+        // Half of them as a waiting toast's packed bytes, which journal as
+        // the record's own stored form and read back as the record.
+        for (index, record) in records.enumerated() {
+            rows.upserts[record.id] = index.isMultiple(of: 2) ? .packed(PackedRecord(record)) : .record(record)
+        }
         rows.deletes = [41, 42]
         rows.historyCleared = true
         rows.historyRemovals = [7]
@@ -121,7 +125,8 @@ struct StepJournalTests {
         var writer = JournalRecord.Writer(bytes: [])
         JournalRecord.write(rows, counters, into: &writer)
         let (read, readCounters) = try JournalRecord.read(writer.bytes[...])
-        #expect(read.upserts == rows.upserts)
+        #expect(records.count > 1)
+        #expect(read.upserts == Dictionary(uniqueKeysWithValues: records.map { ($0.id, .record($0)) }))
         #expect(read.deletes == rows.deletes)
         #expect(read.historyCleared && read.historyRemovals == [7])
         #expect(read.ended == rows.ended)
@@ -150,11 +155,11 @@ struct StepJournalTests {
             bytes.insert(contentsOf: upsert.bytes, at: countAt + 4)
             return bytes
         }
-        let packed = payload { $0.liveToast(record) }
+        let packed = payload { writer in StoredToast.withBytes(of: record) { writer.raw($0) } }
         let json = payload { $0.record(record) }
         #expect(packed != json)
-        #expect(try JournalRecord.read(packed[...]).0.upserts == [record.id: record])
-        #expect(try JournalRecord.read(json[...]).0.upserts == [record.id: record])
+        #expect(try JournalRecord.read(packed[...]).0.upserts == [record.id: .record(record)])
+        #expect(try JournalRecord.read(json[...]).0.upserts == [record.id: .record(record)])
         // The toast's last byte (its `dedupe` flag), before the 17 bytes of empty rows after it.
         var damaged = packed
         damaged[damaged.count - 18] ^= 0xFF

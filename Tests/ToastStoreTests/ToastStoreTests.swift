@@ -21,8 +21,10 @@ struct ToastStoreTests {
 
     /// A session with every kind of change: shown and waiting toasts, a
     /// dedupe that moves a shown toast, ends, a pause. Returns the service
-    /// and the batches its steps produced.
-    static func session() -> (ToastService, [ToastStore.Batch]) {
+    /// and the batches its steps produced. With `packedWaiting`, a waiting
+    /// toast's row is noted as the scheduler's packed bytes, as toastd
+    /// notes it; else as the event's record.
+    static func session(packedWaiting: Bool = true) -> (ToastService, [ToastStore.Batch]) {
         var service = ToastService(configuration: SchedulerConfiguration(maxVisible: 2), instance: "i")
         var batches: [ToastStore.Batch] = []
         let lines = [
@@ -39,7 +41,9 @@ struct ToastStoreTests {
         for (index, line) in lines.enumerated() {
             let response = service.respond(toLine: Array(line.utf8), defaultSource: "t[1]", now: Int64(index) * 10)
             var batch = ToastStore.Batch()
-            for publication in service.publish(response.effects) { batch.note(publication.event) }
+            for publication in service.publish(response.effects) {
+                batch.note(publication.event, waiting: packedWaiting ? publication.waiting : nil)
+            }
             batch.nextID = service.scheduler.nextToastID
             batch.lastSequence = service.scheduler.lastSequence
             batch.pausedLevel = service.scheduler.pausedLevel
@@ -63,6 +67,34 @@ struct ToastStoreTests {
         #expect(loaded.history.first?.reason == "removed")
         // Every member of the ended toast, as the history showed it.
         #expect(loaded.history == Array(service.history.all))
+    }
+
+    /// A waiting toast written from the scheduler's packed bytes is stored
+    /// byte for byte as its record would be, in the database and in the
+    /// journal alike.
+    @Test func aWaitingToastsPackedBytesAreStoredAsItsRecordWouldBe() throws {
+        let (_, packedBatches) = Self.session(packedWaiting: true)
+        let (_, recordBatches) = Self.session(packedWaiting: false)
+        let packedRows = packedBatches.map { $0.rows.upserts.values.filter { if case .packed = $0 { true } else { false } }.count }
+        #expect(packedRows.reduce(0, +) >= 2, "the session has waiting toasts whose rows are noted packed")
+        var stored: [[String]] = []
+        for (batches, journaled) in [(packedBatches, false), (recordBatches, false), (packedBatches, true), (recordBatches, true)] {
+            let directory = try Self.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            do {
+                let (store, _) = try ToastStore.open(directory: directory, historySize: 100)
+                for batch in batches {
+                    if journaled { try store.journal(batch) } else { try store.commit(batch) }
+                }
+            }
+            // A journaled step reaches the file at the next start.
+            let (store, _) = try ToastStore.open(directory: directory, historySize: 100)
+            stored.append(try store.storedRows())
+        }
+        #expect(!stored[0].isEmpty)
+        #expect(stored[0] == stored[1])
+        #expect(stored[2] == stored[3])
+        #expect(stored[0] == stored[2])
     }
 
     @Test func whatIsCommittedIsWhatTheNextStartFinds() throws {

@@ -24,7 +24,7 @@ import Glibc
 /// order of `ToastMember` and of every enumeration's cases is part of a
 /// file format: a change to either needs a new `StoredToast.format`
 /// (`StoredToastTests` pins the bytes).
-package struct PackedRecord: Sendable {
+package struct PackedRecord: Sendable, Equatable {
     package let id: ToastID
     let bytes: [UInt8]
 

@@ -87,6 +87,13 @@ struct RecordTable: Sendable {
         return slot >= 0 ? shown[Int(slot)].state : .queued
     }
 
+    /// A waiting record's packed bytes as held (nil if it is shown, or not
+    /// here).
+    func packed(_ id: ToastID) -> PackedRecord? {
+        guard let slot = index[id], slot < 0 else { return nil }
+        return queued[Int(~slot)]
+    }
+
     /// When it expires (nil if it does not, or is not here), read without
     /// unpacking a queued record.
     func expiresAt(of id: ToastID) -> ToastInstant? {

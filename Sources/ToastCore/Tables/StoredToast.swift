@@ -31,6 +31,19 @@ public enum StoredToast {
         }
     }
 
+    /// A waiting toast's bytes as the scheduler holds them, in the stored
+    /// form, lent to `body`: the same bytes as `withBytes(of:)` gives for
+    /// its record, without packing it again.
+    package static func withBytes<Result>(of packed: PackedRecord, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        try packed.bytes.withUnsafeBufferPointer { bytes in
+            try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count + 1) { scratch in
+                scratch[0] = format
+                if let source = bytes.baseAddress { (scratch.baseAddress! + 1).initialize(from: source, count: bytes.count) }
+                return try body(UnsafeBufferPointer(scratch))
+            }
+        }
+    }
+
     /// The row stored as `bytes` under `id`, as the scheduler keeps it (the
     /// same bytes, without the format number), with its format and id
     /// checked. Its header is checked as the restart orders the rows
