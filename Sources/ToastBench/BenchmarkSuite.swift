@@ -165,8 +165,13 @@ public struct BenchmarkSuite {
             }
             let durable = rates.subjects[toastd].median
             let plural = connections == 1 ? "" : "s"
+            // Each round's own ratio too: at one connection they spread over
+            // about ±20% around the median on this machine (docs/BENCHMARKS.md,
+            // "A waiting toast stored as it is held").
+            let spread = rates.ratioRange(echo, to: toastd)
             verdicts.append(
-                "\(connections) connection\(plural): swift-nio echo / toastd = \(Figure.ratio(rates.ratio(echo, to: toastd))), "
+                "\(connections) connection\(plural): swift-nio echo / toastd = \(Figure.ratio(rates.ratio(echo, to: toastd))) "
+                    + "(rounds \(Figure.fixed(spread.lowerBound)) to \(Figure.ratio(spread.upperBound))), "
                     + "with 20 rules \(Figure.ratio(rates.ratio(echo, to: ruled))) (target ≤ 8×)"
             )
             rulesCost.append(

@@ -50,6 +50,14 @@ public struct Rounds: Sendable {
     public func ratio(_ subject: Int, to reference: Int) -> Double {
         Samples(rounds.map { $0[subject] / $0[reference] }).median
     }
+
+    /// The lowest and highest of the rounds' own `subject` / `reference`:
+    /// how far one round's verdict can fall from the median's.
+    public func ratioRange(_ subject: Int, to reference: Int) -> ClosedRange<Double> {
+        let ratios = rounds.map { $0[subject] / $0[reference] }
+        precondition(!ratios.contains(where: \.isNaN), "a range of ratios needs rounds that measured both")
+        return (ratios.min() ?? .infinity)...(ratios.max() ?? .infinity)
+    }
 }
 
 /// Formatting for the report's tables.

@@ -60,6 +60,8 @@ struct LoadToolTests {
         uneven.record([10, 10])
         uneven.record([50, 10])
         #expect(uneven.ratio(0, to: 1) == 3, "per round 3, 1 and 5")
+        #expect(uneven.ratioRange(0, to: 1) == 1...5)
+        #expect(rounds.ratioRange(1, to: 0) == 0.5...0.5)
         #expect(uneven.subjects[0].median / uneven.subjects[1].median == 5)
     }
 
