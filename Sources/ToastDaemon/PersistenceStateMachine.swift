@@ -17,8 +17,10 @@
 ///   again after `retry`, doubling to `maxRecoveryDelay`.
 struct PersistenceStateMachine: Sendable, Equatable {
     enum State: Sendable, Equatable {
-        /// `--ephemeral`: nothing is written, by request.
-        case memoryOnly
+        /// `--ephemeral`: nothing is written, by request. `preparing`:
+        /// steps whose writes are encoded on the commit thread, or wait
+        /// behind one that is, not yet let out.
+        case memoryOnly(preparing: Int)
         case idle
         /// Its apply timer is armed: entering this state arms it, and only
         /// its firing (or a hand-on) leaves it.
@@ -45,7 +47,7 @@ struct PersistenceStateMachine: Sendable, Equatable {
     private(set) var state: State
 
     init(durable: Bool) {
-        state = durable ? .idle : .memoryOnly
+        state = durable ? .idle : .memoryOnly(preparing: 0)
     }
 
     /// A store that could not be opened at start, tried again after
@@ -65,6 +67,9 @@ struct PersistenceStateMachine: Sendable, Equatable {
         /// Commit it, with the journaled steps before it, on the commit
         /// thread; its writes leave after that commit and every earlier step.
         case commit
+        /// Encode its writes on the commit thread (nothing to commit); they
+        /// leave after every earlier step's.
+        case prepareOffLoop
     }
 
     enum Apply: Sendable, Equatable {
@@ -85,10 +90,24 @@ struct PersistenceStateMachine: Sendable, Equatable {
         }
     }
 
-    /// A step ended that changed `changes` rows' worth (0: nothing to write).
-    mutating func stepEnded(changes: Int) -> StepAction {
+    /// A step ended that changed `changes` rows' worth (0: nothing to write)
+    /// and has `writes` lines to send.
+    mutating func stepEnded(changes: Int, writes: Int = 0) -> StepAction {
         switch state {
-        case .memoryOnly, .stopped:
+        case .memoryOnly(let preparing):
+            // A burst's writes are encoded off the loop, and so are those of
+            // every step that ends while one is, as a durable burst's are
+            // after its commit: with a pipelining client the loop is what
+            // limits it, and in memory it encoded every reply itself
+            // (docs/BENCHMARKS.md, "In memory, encoded off the loop").
+            if writes > Self.inlineChanges || (preparing > 0 && writes > 0) {
+                state = .memoryOnly(preparing: preparing + 1)
+                return .prepareOffLoop
+            }
+            guard preparing > 0 else { return .deliver }
+            state = .memoryOnly(preparing: preparing + 1)
+            return .deliverAfterEarlier
+        case .stopped:
             return .deliver
         case .idle:
             if changes == 0 { return .deliver }
@@ -127,7 +146,9 @@ struct PersistenceStateMachine: Sendable, Equatable {
             state = waiting > 1 ? .committing(waiting: waiting - 1) : .idle
         case .degraded(let reason, let waiting, let retry, let attempting):
             state = .degraded(reason: reason, waiting: max(waiting - 1, 0), retry: retry, attempting: attempting)
-        case .memoryOnly, .idle, .journaling, .stopped:
+        case .memoryOnly(let preparing):
+            state = .memoryOnly(preparing: max(preparing - 1, 0))
+        case .idle, .journaling, .stopped:
             break
         }
     }

@@ -57,7 +57,7 @@ final class StatePersistence: @unchecked Sendable {
     private let isEphemeral: Bool
     /// The store that works, or the one that failed (tried again on the back-off).
     private var store: ToastStore?
-    private let thread: NIOThreadPool?
+    private let thread: NIOThreadPool
     private var batch = ToastStore.Batch()
     /// Journaled steps not yet handed to the commit thread.
     private var unapplied = ToastStore.Batch()
@@ -96,18 +96,15 @@ final class StatePersistence: @unchecked Sendable {
             self.store = store
             machine = PersistenceStateMachine(durable: true)
         }
-        isEphemeral = machine.state == .memoryOnly
+        if case .memoryOnly = machine.state { isEphemeral = true } else { isEphemeral = false }
         self.loop = loop
         self.logger = logger
         released = loop.makeSucceededVoidFuture()
         lastJob = released
-        if store != nil || reopen != nil {
-            let thread = NIOThreadPool(numberOfThreads: 1)
-            thread.start()
-            self.thread = thread
-        } else {
-            thread = nil
-        }
+        // In memory too: a burst's writes are encoded there.
+        let thread = NIOThreadPool(numberOfThreads: 1)
+        thread.start()
+        self.thread = thread
         if reopen != nil { armRecovery(in: PersistenceStateMachine.firstRecoveryDelay) }
     }
 
@@ -136,7 +133,7 @@ final class StatePersistence: @unchecked Sendable {
     /// every earlier step's. A step committed on the commit thread is
     /// prepared there, after its commit; any other on the loop.
     func endStep<Prepared: Sendable>(
-        _ scheduler: SchedulerStateMachine, prepare: @escaping @Sendable () -> Prepared,
+        _ scheduler: SchedulerStateMachine, writes: Int = 0, prepare: @escaping @Sendable () -> Prepared,
         deliver: @escaping @Sendable (Prepared) -> Void
     ) {
         loop.preconditionInEventLoop()
@@ -148,7 +145,7 @@ final class StatePersistence: @unchecked Sendable {
             next.pausedLevel = scheduler.pausedLevel
             next.modes = scheduler.modes
         }
-        let action = machine.stepEnded(changes: next.isEmpty ? 0 : next.changeCount)
+        let action = machine.stepEnded(changes: next.isEmpty ? 0 : next.changeCount, writes: writes)
         switch action {
         case .deliver:
             deliver(prepare())
@@ -175,6 +172,8 @@ final class StatePersistence: @unchecked Sendable {
             }
         case .commit:
             commit(next, prepare: prepare, deliver: deliver)
+        case .prepareOffLoop:
+            prepareOffLoop(prepare, deliver: deliver)
         }
         // After this step is handed on, so a checkpoint queues behind it.
         // Its changes stand for its rows: about one row written each, counted
@@ -188,7 +187,7 @@ final class StatePersistence: @unchecked Sendable {
         _ step: ToastStore.Batch, prepare: @escaping @Sendable () -> Prepared,
         deliver: @escaping @Sendable (Prepared) -> Void
     ) {
-        guard let store, let thread else { preconditionFailure("a commit without a store") }
+        guard let store else { preconditionFailure("a commit without a store") }
         let (batch, journaled) = handOff(step)
         let committed = thread.runIfActive(eventLoop: loop) { () -> Prepared in
             try store.commit(batch)
@@ -208,6 +207,21 @@ final class StatePersistence: @unchecked Sendable {
         }
     }
 
+    /// Encodes a step's writes on the commit thread, and lets them out
+    /// after every earlier step's: in memory, nothing to commit.
+    private func prepareOffLoop<Prepared: Sendable>(
+        _ prepare: @escaping @Sendable () -> Prepared, deliver: @escaping @Sendable (Prepared) -> Void
+    ) {
+        let encoded = thread.runIfActive(eventLoop: loop, prepare)
+        lastJob = encoded.map { _ in }.recover { _ in }
+        // A thread stopped under it (at shutdown): encoded here instead.
+        let prepared = encoded.recover { _ in prepare() }
+        released = released.and(prepared).map { [self] _, prepared in
+            deliver(prepared)
+            machine.stepReleased()
+        }
+    }
+
     /// The journaled steps not yet in the database, then `step` if any, as
     /// one batch for the commit thread; and the journal file they were in,
     /// to empty once that batch is committed (`applied`).
@@ -222,7 +236,7 @@ final class StatePersistence: @unchecked Sendable {
 
     /// Hands the journaled steps to the commit thread (the machine said so).
     private func applyJournaled() {
-        guard let store, let thread, !unapplied.isEmpty else { return }
+        guard let store, !unapplied.isEmpty else { return }
         let (batch, journaled) = handOff()
         let committed = thread.runIfActive(eventLoop: loop) { try store.commit(batch) }
         // Done once the journal file is emptied too: `shutdown` waits for it.
@@ -254,7 +268,7 @@ final class StatePersistence: @unchecked Sendable {
         case .armTimer(let delay):
             loop.scheduleTask(in: delay) { [self] in carry(checkpoints.timerFired(at: loop.now)) }
         case .checkpoint:
-            guard let store, let thread, machine.degradedReason == nil else {
+            guard let store, machine.degradedReason == nil else {
                 checkpoints.checkpointEnded()
                 return
             }
@@ -287,7 +301,7 @@ final class StatePersistence: @unchecked Sendable {
     /// Writes the whole state over the failed store, on the commit thread;
     /// durable again if that works, else tried again later.
     private func recover() {
-        guard let thread, let fullState, machine.recoveryTimerFired() else { return }
+        guard let fullState, machine.recoveryTimerFired() else { return }
         let state = fullState()
         batch = ToastStore.Batch()
         let (failed, reopen) = (store, reopen)
@@ -322,8 +336,7 @@ final class StatePersistence: @unchecked Sendable {
     /// stop, and the next start had the journal to apply again.
     func shutdown() -> EventLoopFuture<Void> {
         if machine.shutdown() { applyJournaled() }
-        guard let thread else { return lastJob }
-        return lastJob.flatMap { [loop] in
+        return lastJob.flatMap { [loop, thread] in
             let stopped = loop.makePromise(of: Void.self)
             thread.shutdownGracefully { _ in stopped.succeed() }
             return stopped.futureResult

@@ -410,7 +410,7 @@ final class ToastHub: @unchecked Sendable {
         let events = watchedEvents
         watchedEvents = []
         let lastSequence = service.scheduler.lastSequence
-        persistence.endStep(service.scheduler, prepare: { StepOutbox.encoded(writes) }) { [self] writes in
+        persistence.endStep(service.scheduler, writes: writes.count, prepare: { StepOutbox.encoded(writes) }) { [self] writes in
             releasedSequence = max(releasedSequence, lastSequence)
             var bytes = 0
             var heldBack = false

@@ -107,6 +107,23 @@ struct PersistenceStateMachineTests {
         #expect(machine.state == .committing(waiting: 1))
     }
 
+    @Test("in memory, a burst's writes are encoded off the loop, and steps after it wait their turn")
+    func memoryOnlyBursts() {
+        var machine = Machine(durable: false)
+        #expect(machine.stepEnded(changes: 0, writes: Machine.inlineChanges) == .deliver)
+        #expect(machine.stepEnded(changes: 0, writes: Machine.inlineChanges + 1) == .prepareOffLoop)
+        #expect(machine.stepEnded(changes: 0, writes: 1) == .prepareOffLoop, "a small step behind the burst")
+        #expect(machine.stepEnded(changes: 0, writes: 0) == .deliverAfterEarlier, "nothing to encode, but it waits its turn")
+        #expect(machine.stepEnded(changes: 0, writes: 500) == .prepareOffLoop)
+        #expect(machine.state == .memoryOnly(preparing: 4))
+        #expect(!machine.keepsChanges)
+        for _ in 0..<4 { machine.stepReleased() }
+        #expect(machine.state == .memoryOnly(preparing: 0))
+        #expect(machine.stepEnded(changes: 0, writes: 1) == .deliver)
+        machine.stepReleased()
+        #expect(machine.state == .memoryOnly(preparing: 0), "never below nothing")
+    }
+
     @Test("in memory by request, and after a stop, every step leaves at once and nothing is kept")
     func memoryOnlyAndStopped() {
         var ephemeral = Machine(durable: false)

@@ -104,6 +104,44 @@ struct StatePersistenceTests {
         #expect(deliveries.map(\.onLoop) == Array(repeating: false, count: 10) + [true])
     }
 
+    /// In memory (`--ephemeral`), a step with more writes than a small one
+    /// has them encoded on the commit thread, as a durable burst's are
+    /// after its commit, and so has a smaller step that ends meanwhile; a
+    /// step with nothing to write waits its turn on the loop; and once
+    /// nothing waits, a small step's writes leave at once.
+    @Test func inMemoryABurstsWritesAreEncodedOffTheLoopInStepOrder() throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let loop = group.next()
+        let persistence = StatePersistence(storage: .ephemeral, loop: loop, logger: Logger(label: "test"))
+        defer { try? loop.flatSubmit { persistence.shutdown() }.wait() }
+        struct Prepared: Sendable {
+            var step: Int
+            var onLoop: Bool
+        }
+        let delivered = Mutex<[Prepared]>([])
+        @Sendable func prepare(_ step: Int) -> @Sendable () -> Prepared { { Prepared(step: step, onLoop: loop.inEventLoop) } }
+        @Sendable func deliver(_ prepared: Prepared) { delivered.withLock { $0.append(prepared) } }
+        let burst = PersistenceStateMachine.inlineChanges + 1
+        let service = ToastService(instance: "i")
+        // All in one turn of the loop: bursts and small steps in turn.
+        try loop.submit {
+            for step in 0..<8 {
+                persistence.endStep(service.scheduler, writes: [burst, 1, 0, burst, 0, 1, 1, 0][step], prepare: prepare(step), deliver: deliver)
+            }
+        }.wait()
+        try loop.flatSubmit { persistence.idle }.wait()
+        let deliveries = delivered.withLock { $0 }
+        #expect(deliveries.map(\.step) == Array(0..<8))
+        #expect(deliveries.map(\.onLoop) == [false, false, true, false, true, false, false, true])
+        // Nothing waits now: a small step leaves within `endStep`.
+        let atOnce = try loop.submit {
+            persistence.endStep(service.scheduler, writes: 1, prepare: prepare(8), deliver: deliver)
+            return delivered.withLock { $0.last?.step }
+        }.wait()
+        #expect(atOnce == 8)
+    }
+
     /// Small steps are made durable on the loop, in the journal, and their
     /// writes go out at once, before the database has them; the 64th step
     /// hands all 64 to the commit thread, which puts them in the database
