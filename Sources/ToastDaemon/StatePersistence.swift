@@ -57,7 +57,9 @@ final class StatePersistence: @unchecked Sendable {
     private let isEphemeral: Bool
     /// The store that works, or the one that failed (tried again on the back-off).
     private var store: ToastStore?
-    private let thread: NIOThreadPool
+    private let thread: NIOThreadPool?
+    /// Whether a burst's writes are encoded on `thread` in memory too.
+    private let encodesOffLoop: Bool
     private var batch = ToastStore.Batch()
     /// Journaled steps not yet handed to the commit thread.
     private var unapplied = ToastStore.Batch()
@@ -85,7 +87,7 @@ final class StatePersistence: @unchecked Sendable {
     /// what changed during the attempt is committed at once.
     var onRecovered: (() -> Void)?
 
-    init(storage: DaemonStorage, loop: any EventLoop, logger: Logger) {
+    init(storage: DaemonStorage, loop: any EventLoop, logger: Logger, encodesOffLoop: Bool = true) {
         switch storage {
         case .ephemeral:
             machine = PersistenceStateMachine(durable: false)
@@ -101,10 +103,16 @@ final class StatePersistence: @unchecked Sendable {
         self.logger = logger
         released = loop.makeSucceededVoidFuture()
         lastJob = released
-        // In memory too: a burst's writes are encoded there.
-        let thread = NIOThreadPool(numberOfThreads: 1)
-        thread.start()
-        self.thread = thread
+        // In memory too, a burst's writes are encoded on it (unless the loop
+        // is a test's single-threaded EmbeddedEventLoop).
+        self.encodesOffLoop = encodesOffLoop
+        if store != nil || reopen != nil || encodesOffLoop {
+            let thread = NIOThreadPool(numberOfThreads: 1)
+            thread.start()
+            self.thread = thread
+        } else {
+            thread = nil
+        }
         if reopen != nil { armRecovery(in: PersistenceStateMachine.firstRecoveryDelay) }
     }
 
@@ -145,7 +153,7 @@ final class StatePersistence: @unchecked Sendable {
             next.pausedLevel = scheduler.pausedLevel
             next.modes = scheduler.modes
         }
-        let action = machine.stepEnded(changes: next.isEmpty ? 0 : next.changeCount, writes: writes)
+        let action = machine.stepEnded(changes: next.isEmpty ? 0 : next.changeCount, writes: encodesOffLoop ? writes : 0)
         switch action {
         case .deliver:
             deliver(prepare())
@@ -187,7 +195,7 @@ final class StatePersistence: @unchecked Sendable {
         _ step: ToastStore.Batch, prepare: @escaping @Sendable () -> Prepared,
         deliver: @escaping @Sendable (Prepared) -> Void
     ) {
-        guard let store else { preconditionFailure("a commit without a store") }
+        guard let store, let thread else { preconditionFailure("a commit without a store") }
         let (batch, journaled) = handOff(step)
         let committed = thread.runIfActive(eventLoop: loop) { () -> Prepared in
             try store.commit(batch)
@@ -212,6 +220,7 @@ final class StatePersistence: @unchecked Sendable {
     private func prepareOffLoop<Prepared: Sendable>(
         _ prepare: @escaping @Sendable () -> Prepared, deliver: @escaping @Sendable (Prepared) -> Void
     ) {
+        guard let thread else { preconditionFailure("encoding off the loop without a thread") }
         let encoded = thread.runIfActive(eventLoop: loop, prepare)
         lastJob = encoded.map { _ in }.recover { _ in }
         // A thread stopped under it (at shutdown): encoded here instead.
@@ -236,7 +245,7 @@ final class StatePersistence: @unchecked Sendable {
 
     /// Hands the journaled steps to the commit thread (the machine said so).
     private func applyJournaled() {
-        guard let store, !unapplied.isEmpty else { return }
+        guard let store, let thread, !unapplied.isEmpty else { return }
         let (batch, journaled) = handOff()
         let committed = thread.runIfActive(eventLoop: loop) { try store.commit(batch) }
         // Done once the journal file is emptied too: `shutdown` waits for it.
@@ -268,7 +277,7 @@ final class StatePersistence: @unchecked Sendable {
         case .armTimer(let delay):
             loop.scheduleTask(in: delay) { [self] in carry(checkpoints.timerFired(at: loop.now)) }
         case .checkpoint:
-            guard let store, machine.degradedReason == nil else {
+            guard let store, let thread, machine.degradedReason == nil else {
                 checkpoints.checkpointEnded()
                 return
             }
@@ -301,7 +310,7 @@ final class StatePersistence: @unchecked Sendable {
     /// Writes the whole state over the failed store, on the commit thread;
     /// durable again if that works, else tried again later.
     private func recover() {
-        guard let fullState, machine.recoveryTimerFired() else { return }
+        guard let thread, let fullState, machine.recoveryTimerFired() else { return }
         let state = fullState()
         batch = ToastStore.Batch()
         let (failed, reopen) = (store, reopen)
@@ -336,7 +345,8 @@ final class StatePersistence: @unchecked Sendable {
     /// stop, and the next start had the journal to apply again.
     func shutdown() -> EventLoopFuture<Void> {
         if machine.shutdown() { applyJournaled() }
-        return lastJob.flatMap { [loop, thread] in
+        guard let thread else { return lastJob }
+        return lastJob.flatMap { [loop] in
             let stopped = loop.makePromise(of: Void.self)
             thread.shutdownGracefully { _ in stopped.succeed() }
             return stopped.futureResult

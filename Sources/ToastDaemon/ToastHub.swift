@@ -110,9 +110,12 @@ final class ToastHub: @unchecked Sendable {
     var onStatusSent: ((String) -> Void)?
 
     /// `restored`: the state of a durable toastd, loaded from its store.
+    /// `encodesOffLoop`: whether a burst's writes may be encoded on the
+    /// commit thread in memory too (`StatePersistence`); not on a test's
+    /// EmbeddedEventLoop, which only its own thread may touch.
     init(
         loop: any EventLoop, configuration: SchedulerConfiguration, limits: Limits, logger: Logger,
-        storage: DaemonStorage = .ephemeral
+        storage: DaemonStorage = .ephemeral, encodesOffLoop: Bool = true
     ) {
         self.loop = loop
         self.limits = limits
@@ -131,7 +134,7 @@ final class ToastHub: @unchecked Sendable {
                 history: ToastHistory(capacity: limits.historySize, entries: loaded.history)
             )
         }
-        persistence = StatePersistence(storage: storage, loop: loop, logger: logger)
+        persistence = StatePersistence(storage: storage, loop: loop, logger: logger, encodesOffLoop: encodesOffLoop)
         releasedSequence = service.scheduler.lastSequence
         runner = RuleCommandRunner(logger: logger)
         persistence.fullState = { [unowned self] in

@@ -34,7 +34,8 @@ struct HubChannelTests {
             )
             var logger = Logger(label: "test")
             logger.logLevel = .warning
-            return ToastHub(loop: loop, configuration: SchedulerConfiguration(), limits: limits, logger: logger)
+            // On the EmbeddedEventLoop, every write is encoded on it.
+            return ToastHub(loop: loop, configuration: SchedulerConfiguration(), limits: limits, logger: logger, encodesOffLoop: false)
         }
 
         /// Starts `hub` with the defaults in force; on its loop.
