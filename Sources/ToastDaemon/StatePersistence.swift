@@ -30,6 +30,10 @@ import ToastStore
 /// (`fullState`) over the file in one transaction, and once that succeeds it
 /// is durable again, logs so, and carries on with the changes made since.
 ///
+/// In memory (`--ephemeral`) nothing is committed, but a burst's writes are
+/// still encoded on that thread, and let out in step order: the loop is
+/// what limits a pipelining client.
+///
 /// What happens with each step is decided by `PersistenceStateMachine`
 /// (idle, journaling, committing, degraded); this class carries it out.
 /// Confined to the hub's event loop, like the hub.
@@ -139,7 +143,8 @@ final class StatePersistence: @unchecked Sendable {
     /// Ends a step: makes what it changed durable, then runs `prepare`
     /// (which encodes its writes) and `deliver` (which lets them out), after
     /// every earlier step's. A step committed on the commit thread is
-    /// prepared there, after its commit; any other on the loop.
+    /// prepared there, after its commit, and so is a burst in memory
+    /// (`writes`: how many lines it sends); any other on the loop.
     func endStep<Prepared: Sendable>(
         _ scheduler: SchedulerStateMachine, writes: Int = 0, prepare: @escaping @Sendable () -> Prepared,
         deliver: @escaping @Sendable (Prepared) -> Void
