@@ -214,7 +214,13 @@ final class StatePersistence: @unchecked Sendable {
             failed("a commit failed: \(error)")
             return prepare()
         }
-        released = released.and(delivered).map { [self] _, prepared in
+        letOut(delivered, deliver: deliver)
+    }
+
+    /// Lets a step's writes out once they are prepared and every earlier
+    /// step's are out.
+    private func letOut<Prepared: Sendable>(_ prepared: EventLoopFuture<Prepared>, deliver: @escaping @Sendable (Prepared) -> Void) {
+        released = released.and(prepared).map { [self] _, prepared in
             deliver(prepared)
             machine.stepReleased()
         }
@@ -229,11 +235,7 @@ final class StatePersistence: @unchecked Sendable {
         let encoded = thread.runIfActive(eventLoop: loop, prepare)
         lastJob = encoded.map { _ in }.recover { _ in }
         // A thread stopped under it (at shutdown): encoded here instead.
-        let prepared = encoded.recover { _ in prepare() }
-        released = released.and(prepared).map { [self] _, prepared in
-            deliver(prepared)
-            machine.stepReleased()
-        }
+        letOut(encoded.recover { _ in prepare() }, deliver: deliver)
     }
 
     /// The journaled steps not yet in the database, then `step` if any, as
