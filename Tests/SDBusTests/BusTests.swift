@@ -115,7 +115,7 @@ struct BusTests {
             #expect(error.name == "org.example.Error.Empty")
             #expect(error.message == "nothing to echo")
         }
-        for _ in 0..<200 where heard.isEmpty {
+        for _ in 0..<1_000 where heard.isEmpty {
             try other.processAll()
             usleep(5_000)
         }

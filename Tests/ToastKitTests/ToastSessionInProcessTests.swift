@@ -26,14 +26,19 @@ struct ToastSessionInProcessTests {
             // Signal handlers would leave SIGTERM ignored in this test
             // process, and in every child the other tests start.
             options.handlesSignals = false
+            // Ready is when the socket accepts: waited for, not polled with a
+            // deadline that a loaded machine (CI runs suites side by side) misses.
+            let ready = DispatchSemaphore(value: 0)
+            options.serviceManager.ready = { _ in ready.signal() }
             server = ToastServer(options: options, logger: logger)
             let server = self.server
             let finished = self.finished
             Thread.detachNewThread {
                 try? server.run()
+                ready.signal()  // a start that failed is ready too: the connect says why
                 finished.signal()
             }
-            for _ in 0..<500 where access(socket, F_OK) != 0 { usleep(2_000) }
+            ready.wait()
         }
 
         func stop() {
