@@ -18,14 +18,14 @@ public struct SchedulerStateMachine: Sendable {
     public internal(set) var configuration: SchedulerConfiguration
 
     /// The level `pause` set (0: not paused); kept across restarts.
-    public private(set) var pausedLevel = 0
+    public internal(set) var pausedLevel = 0
     /// The level inhibitors hold (0: none); it ends with their connections.
     public private(set) var inhibitLevel = 0
     /// What is held back: toasts below this level wait (0: nothing).
     public var pauseLevel: Int { max(pausedLevel, inhibitLevel) }
     public var isPaused: Bool { pauseLevel > 0 }
     /// The active modes, sorted.
-    public private(set) var modes: [String] = []
+    public internal(set) var modes: [String] = []
     public private(set) var shownCount = 0
     public private(set) var queuedCount = 0
     /// The sequence number of the last event emitted (0 before any).
@@ -117,86 +117,6 @@ public struct SchedulerStateMachine: Sendable {
             hasher.combine(lastSequence)
             hasher.combine(newestBySource)
         }
-    }
-
-    /// A scheduler that carries on from a saved state: the same toasts in
-    /// the same places, and ids and sequence numbers that go on from where
-    /// they were, so none is handed out twice. Toasts whose time ran out
-    /// meanwhile expire on the first step.
-    public init(configuration: SchedulerConfiguration = SchedulerConfiguration(), restoring state: State) {
-        self.init(configuration: configuration, restoring: state, unpacking: \.unpacked)
-    }
-
-    /// A scheduler that carries on from a store's rows (`StoredToast.row`):
-    /// each record is checked as it is unpacked (`StoredToast.checked`),
-    /// once, where the restart unpacks it anyway. A damaged one throws,
-    /// and the store treats its file as corrupt.
-    package init(configuration: SchedulerConfiguration = SchedulerConfiguration(), restoringStored state: State) throws(StoredToast.Damage) {
-        try self.init(configuration: configuration, restoring: state, unpacking: StoredToast.checked)
-    }
-
-    private init<Failure: Error>(
-        configuration: SchedulerConfiguration, restoring state: State, unpacking unpack: (PackedRecord) throws(Failure) -> ToastRecord
-    ) throws(Failure) {
-        self.configuration = configuration
-        pausedLevel = min(max(0, state.pausedLevel), PauseLevels.range.upperBound)
-        modes = Array(Set(state.modes)).sorted()
-        // Shown toasts first, in their places, then the waiting ones by id;
-        // each record is unpacked as its turn comes, and a waiting one
-        // keeps the bytes it came in.
-        let packed = state.packedRecords
-        var shown: [(placement: UInt64, id: ToastID, index: Int)] = []
-        var waiting: [Int] = []
-        waiting.reserveCapacity(packed.count)
-        for (index, record) in packed.enumerated() {
-            // A damaged row waits: its full check names the damage.
-            if let header = try? record.checkedHeader, header.state == .shown {
-                shown.append((header.placement, record.id, index))
-            } else {
-                waiting.append(index)
-            }
-        }
-        records.reserveCapacity(packed.count, queued: waiting.count)
-        shown.sort { ($0.placement, $0.id) < ($1.placement, $1.id) }
-        // In id order already when the store read them: the sort only checks.
-        waiting.sort { packed[$0].id < packed[$1].id }
-        var newestID: ToastID = 0
-        var newestPlacement: UInt64 = 0
-        var cursor = RestoreCursor()
-        for index in shown.map(\.index) + waiting {
-            // Ids are unique wherever a state comes from (the store's is its
-            // primary key); a state built otherwise keeps each id's first.
-            let row = packed[index]
-            guard records.state(of: row.id) == nil else { continue }
-            // Most waiting toasts are checked and indexed in their bytes.
-            var placement: UInt64
-            var createdAt: ToastInstant
-            var presentedAt: ToastInstant?
-            if let header = storeSkimmed(row, &cursor) {
-                (placement, createdAt, presentedAt) = (header.placement, header.createdAt, header.presentedAt)
-            } else {
-                cursor = RestoreCursor()
-                let record = try unpack(row)
-                if record.state == .shown {
-                    stacks[record.stack, default: Stack()].shown.append(record.id)
-                } else {
-                    stacks[record.stack, default: Stack()].queue.append(record.id)
-                }
-                storeNew(record, packed: row)
-                (placement, createdAt, presentedAt) = (record.placement, record.createdAt, record.presentedAt)
-            }
-            newestID = max(newestID, row.id)
-            newestPlacement = max(newestPlacement, placement)
-            clock = max(clock, createdAt, presentedAt ?? .min)
-        }
-        nextID = max(state.nextID, newestID + 1)
-        nextSequence = max(state.lastSequence, newestPlacement) + 1
-        for (source, newest) in state.newestBySource where sources[source] != nil {
-            let current = sources[source]!.newest
-            sources[source]!.newest = max(current, newest)
-        }
-        // No timer is armed yet: the first step (a `tick`) expires what is
-        // overdue and arms the timer.
     }
 
     /// The state to save, as `init(restoring:)` takes it.
@@ -569,7 +489,7 @@ public struct SchedulerStateMachine: Sendable {
     }
 
     /// Counts a stored toast, and arms its deadline if it has a new one.
-    private mutating func count(_ id: ToastID, _ state: ToastRecord.State, expiresAt: ToastInstant?, deadlineBefore: ToastInstant?) {
+    mutating func count(_ id: ToastID, _ state: ToastRecord.State, expiresAt: ToastInstant?, deadlineBefore: ToastInstant?) {
         if state == .shown { shownCount += 1 } else { queuedCount += 1 }
         if let deadline = expiresAt {
             timedCount += 1
@@ -577,72 +497,6 @@ public struct SchedulerStateMachine: Sendable {
                 deadlines.push(.init(deadline: deadline, id: id))
             }
         }
-    }
-
-    /// Stores a restart's row through `storeWaiting` if it waits and
-    /// `PackedRecord.skim` reads it; its header if so.
-    private mutating func storeSkimmed(_ row: PackedRecord, _ cursor: inout RestoreCursor) -> PackedRecord.Header? {
-        let header = row.withSkim { skim -> PackedRecord.Header? in
-            guard skim.header.state == .queued else { return nil }
-            storeWaiting(row, skim, &cursor)
-            return skim.header
-        }
-        return header ?? nil
-    }
-
-    /// Where a restart entered its last waiting toast: the next toast of
-    /// the same source and stack (most often the next one, as a sender's
-    /// toasts come in a row) goes to the same entries without a `String`
-    /// made and hashed for each name: that was 15% of a restart's
-    /// instructions (docs/BENCHMARKS.md, "A restart that reads waiting
-    /// toasts in place"). Any other change to `sources` or `stacks` may
-    /// move their entries: it starts a new cursor.
-    struct RestoreCursor {
-        var source: (name: String, index: Dictionary<String, SourceEntry>.Index)?
-        var stack: (key: StackKey, index: Dictionary<StackKey, Stack>.Index)?
-
-        /// Whether `name` is `bytes`, or the anonymous source's name where there are none.
-        static func same(_ name: String, _ bytes: UnsafeBufferPointer<UInt8>?) -> Bool {
-            guard let bytes else { return name == anonymousSource }
-            guard name.utf8.count == bytes.count else { return false }
-            guard !bytes.isEmpty else { return true }
-            return name.utf8.withContiguousStorageIfAvailable { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
-                ?? name.utf8.elementsEqual(bytes)
-        }
-    }
-
-    /// `dictionary`'s entry for `key`, made with `make` if there is none.
-    private static func entry<Key, Value>(
-        _ key: Key, in dictionary: inout [Key: Value], default make: () -> Value
-    ) -> Dictionary<Key, Value>.Index {
-        if let index = dictionary.index(forKey: key) { return index }
-        dictionary[key] = make()
-        return dictionary.index(forKey: key)!
-    }
-
-    /// A waiting toast a restart read with `PackedRecord.skim`, stored and
-    /// indexed as `storeNew` stores its unpacked record, which is never
-    /// built: its stack, source and identity come from the bytes.
-    private mutating func storeWaiting(_ packed: PackedRecord, _ skim: PackedRecord.Skim, _ cursor: inout RestoreCursor) {
-        let id = packed.id
-        records.insert(queued: packed)
-        if cursor.stack.map({ $0.key.alignment != skim.alignment || !RestoreCursor.same($0.key.scene, skim.scene) }) ?? true {
-            let key = StackKey(scene: String(decoding: skim.scene, as: UTF8.self), alignment: skim.alignment)
-            cursor.stack = (key, Self.entry(key, in: &stacks) { Stack() })
-        }
-        stacks.values[cursor.stack!.index].queue.append(id)
-        if cursor.source.map({ !RestoreCursor.same($0.name, skim.source) }) ?? true {
-            let name = skim.source.map { String(decoding: $0, as: UTF8.self) } ?? Self.anonymousSource
-            cursor.source = (name, Self.entry(name, in: &sources) { SourceEntry() })
-        }
-        sources.values[cursor.source!.index].insert(id, cancels: skim.cancellation == .always, invalidates: false)
-        if skim.hasIdentity {
-            let records = self.records
-            identities.insert(
-                hashed: skim.identityHash(seed:), id, identity: { records.identity(of: id)! }, identity: records.identity(of:)
-            )
-        }
-        count(id, .queued, expiresAt: skim.header.expiresAt, deadlineBefore: nil)
     }
 
     func isQueued(_ id: ToastID) -> Bool { state(of: id) == .queued }

@@ -308,6 +308,12 @@ public final class ToastStore: @unchecked Sendable {
     // MARK: - Loading
 
     private func load(notes: [String]) throws -> Loaded {
+        // The live toasts are restored as they are read, on a thread of
+        // their own, and checked there as the restore unpacks them (not
+        // once here and again there: that was a quarter of a restart's CPU
+        // with 100,000 of them; docs/BENCHMARKS.md, "At rest"). A damaged
+        // one makes the file corrupt, as a damaged row does.
+        let restore = RestoreHandOff()
         let loaded = try database { db in
             try db.transaction {
                 var instance = try Self.metaText(db, "instance") ?? ""
@@ -315,7 +321,7 @@ public final class ToastStore: @unchecked Sendable {
                     instance = ProtocolInfo.newInstance()
                     try Self.setMeta(db, "instance", .text(instance))
                 }
-                let records = try Self.liveToasts(db)
+                try Self.liveToasts(db, into: restore)
                 let history = try Self.history(db, newest: historySize + ToastHistory.slack(capacity: historySize))
                 // The scheduler finds each live toast's source's newest among
                 // them; ended toasts are only here.
@@ -327,7 +333,7 @@ public final class ToastStore: @unchecked Sendable {
                 // Before levels, `paused` was a flag: paused meant the default level.
                 let pausedFlag = try Self.meta(db, "paused", in: 0...1).map { $0 == 1 } ?? false
                 let state = SchedulerStateMachine.State(
-                    packedRecords: records,
+                    packedRecords: [],
                     pausedLevel: try Self.meta(db, "pausedLevel", in: 0...Self.maxCounter).map(Int.init)
                         ?? (pausedFlag ? PauseLevels().defaultLevel : 0),
                     modes: try Self.metaText(db, "modes").map(Self.decodeModes) ?? [],
@@ -345,13 +351,13 @@ public final class ToastStore: @unchecked Sendable {
                 return (state: state, instance: instance, history: history, boundSources: bound)
             }
         }
-        // Each live toast is checked as the restore unpacks it, not once
-        // here and again there: that was a quarter of a restart's CPU with
-        // 100,000 of them (docs/BENCHMARKS.md, "At rest"). A damaged one
-        // makes the file corrupt, as a damaged row does.
         let scheduler: SchedulerStateMachine
         do {
-            scheduler = try SchedulerStateMachine(restoringStored: loaded.state)
+            let state = loaded.state
+            scheduler = try restore.finish().finish(
+                pausedLevel: state.pausedLevel, modes: state.modes, nextID: state.nextID, lastSequence: state.lastSequence,
+                newestBySource: state.newestBySource
+            )
         } catch {
             throw SQLiteDatabase.Failure.corrupt("\(error)")
         }
@@ -386,21 +392,19 @@ public final class ToastStore: @unchecked Sendable {
     }
 
     /// Every live toast, in the order of their ids, read straight from the
-    /// row's bytes and kept packed; their headers checked here, their
-    /// toasts as the restore unpacks them (`load`).
-    private static func liveToasts(_ db: SQLiteDatabase) throws -> [PackedRecord] {
-        var records: [PackedRecord] = []
+    /// row's bytes and kept packed, handed to `restore`; their format and
+    /// id checked here, their toasts as the restore unpacks them (`load`).
+    private static func liveToasts(_ db: SQLiteDatabase, into restore: RestoreHandOff) throws {
         try db.prepare("SELECT id, packed FROM toast ORDER BY id").rows { row in
             guard let id = row.integer(0), id > 0, let bytes = row.blob(1) else {
                 throw SQLiteDatabase.Failure.corrupt("a stored toast has id \(row.describe(0)) and \(row.describe(1))")
             }
             do {
-                records.append(try StoredToast.row(id: ToastID(id), from: bytes))
+                restore.append(try StoredToast.row(id: ToastID(id), from: bytes))
             } catch {
                 throw SQLiteDatabase.Failure.corrupt("\(error)")
             }
         }
-        return records
     }
 
     // MARK: - Committing

@@ -122,6 +122,71 @@ extension PackedRecord {
         bytes.withUnsafeBufferPointer { buffer in Self.skim(buffer).map(body) }
     }
 
+    /// A skim kept apart from the bytes it read: its views as offsets
+    /// into them. A restart skims on the thread that reads the rows and
+    /// indexes on another (`SchedulerStateMachine.Restoration`).
+    package struct Skimmed: Sendable {
+        fileprivate typealias Span = (start: Int32, count: Int32)
+
+        fileprivate let header: Header
+        fileprivate let message: Span
+        fileprivate let title: Span?
+        fileprivate let scene: Span
+        fileprivate let reuseID: Span?
+        fileprivate let source: Span?
+        fileprivate let alignment: ToastAlignment
+        fileprivate let cancellation: CancellationPolicy
+        fileprivate let dedupe: Bool
+
+        /// Whether the toast waits (only a waiting toast is entered from its skim).
+        var waits: Bool { header.state == .queued }
+
+        fileprivate init(_ skim: Skim, in buffer: UnsafeBufferPointer<UInt8>) {
+            func span(_ view: UnsafeBufferPointer<UInt8>) -> Span {
+                // An empty view may have no address; its offset does not matter.
+                guard let start = view.baseAddress, let base = buffer.baseAddress else { return (0, 0) }
+                return (Int32(start - base), Int32(view.count))
+            }
+            header = skim.header
+            message = span(skim.message)
+            title = skim.title.map(span)
+            scene = span(skim.scene)
+            reuseID = skim.reuseID.map(span)
+            source = skim.source.map(span)
+            alignment = skim.alignment
+            cancellation = skim.cancellation
+            dedupe = skim.dedupe
+        }
+
+        /// The skim of `buffer` (the bytes it was taken from) back.
+        fileprivate func skim(of buffer: UnsafeBufferPointer<UInt8>) -> Skim {
+            func view(_ span: Span) -> UnsafeBufferPointer<UInt8> {
+                UnsafeBufferPointer(rebasing: buffer[Int(span.start)..<Int(span.start + span.count)])
+            }
+            var skim = Skim(header: header)
+            skim.message = view(message)
+            skim.title = title.map(view)
+            skim.scene = view(scene)
+            skim.reuseID = reuseID.map(view)
+            skim.source = source.map(view)
+            skim.alignment = alignment
+            skim.cancellation = cancellation
+            skim.dedupe = dedupe
+            return skim
+        }
+    }
+
+    /// This record's skim kept apart from its bytes, or nil if the full
+    /// check must decide (as `withSkim`).
+    package var skimmed: Skimmed? {
+        bytes.withUnsafeBufferPointer { buffer in Self.skim(buffer).map { Skimmed($0, in: buffer) } }
+    }
+
+    /// `body` given the skim `skimmed` took of this record's bytes.
+    func withSkim<Result>(_ skimmed: Skimmed, _ body: (Skim) -> Result) -> Result {
+        bytes.withUnsafeBufferPointer { buffer in body(skimmed.skim(of: buffer)) }
+    }
+
     static func skim(_ buffer: UnsafeBufferPointer<UInt8>) -> Skim? {
         var reader = Reader(buffer, checksText: true)
         do {
