@@ -32,6 +32,9 @@ public struct BoundedRegex: Sendable {
     /// The bracket expressions, which `.set(index)` names (so that an
     /// instruction is a plain value, copied without reference counting).
     let sets: [ScalarSet]
+    /// Each of `sets` over ASCII, as a mask: an ASCII scalar is looked up
+    /// in it instead of the set's ranges and classes.
+    let asciiSets: [ByteMask]
     /// Every match starts at the text's start (`^` leads every branch).
     let anchored: Bool
     /// What a match's first scalar must be, when the pattern says (no `.`
@@ -77,6 +80,11 @@ public struct BoundedRegex: Sendable {
         compiler.program.append(.match)
         program = compiler.program
         sets = compiler.sets
+        asciiSets = sets.map { set in
+            var mask = ByteMask()
+            for byte in 0..<128 where set.contains(Unicode.Scalar(UInt8(byte))) { mask.insert(UInt8(byte)) }
+            return mask
+        }
         (anchored, first) = Self.analyzeStart(program)
         leads = first.flatMap(Self.leadBytes)
         required = Self.requiredLiterals(tree)
@@ -213,7 +221,8 @@ public struct BoundedRegex: Sendable {
         switch instruction {
         case .scalar(let expected): scalar == expected
         case .any: true
-        case .set(let index): sets[index].contains(scalar)
+        case .set(let index):
+            scalar.isASCII ? asciiSets[index].contains(UInt8(truncatingIfNeeded: scalar.value)) : sets[index].contains(scalar)
         default: false
         }
     }
@@ -320,14 +329,18 @@ public struct BoundedRegex: Sendable {
 
     /// Adds a thread at `pc`, following jumps, splits and assertions; true
     /// when it reaches `match`. The stack holds at most two entries per
-    /// state (each state, once in the set, pushes at most two).
+    /// state (each state, once marked, pushes at most two). Only the states
+    /// that wait for a scalar or for `$` are kept as members of the set:
+    /// the step goes through those alone, not through every split and jump
+    /// passed on the way (half of a step's states, and of its time, on the
+    /// rules' heaviest pattern: docs/BENCHMARKS.md, "Rules").
     func add(_ pc: Int, to set: inout StateSet, at position: Int, atEnd: Bool, stack: UnsafeMutablePointer<UInt32>) -> Bool {
         var depth = 1
         stack[0] = UInt32(pc)
         while depth > 0 {
             depth -= 1
             let pc = Int(stack[depth])
-            guard set.insert(pc) else { continue }
+            guard set.mark(pc) else { continue }
             switch program[pc] {
             case .match: return true
             case .jump(let target):
@@ -346,8 +359,10 @@ public struct BoundedRegex: Sendable {
                 if atEnd {
                     stack[depth] = UInt32(pc + 1)
                     depth += 1
+                } else {
+                    set.keep(pc)
                 }
-            case .scalar, .any, .set: break
+            case .scalar, .any, .set: set.keep(pc)
             }
         }
         return false
@@ -378,11 +393,22 @@ public struct BoundedRegex: Sendable {
         var generation: UInt32 = 1
 
         mutating func insert(_ pc: Int) -> Bool {
+            guard mark(pc) else { return false }
+            keep(pc)
+            return true
+        }
+
+        /// Marks `pc` as reached in this step; false if it was already.
+        mutating func mark(_ pc: Int) -> Bool {
             guard marks[pc] != generation else { return false }
             marks[pc] = generation
+            return true
+        }
+
+        /// Makes a marked `pc` a member.
+        mutating func keep(_ pc: Int) {
             members[count] = UInt32(pc)
             count += 1
-            return true
         }
 
         mutating func clear() {
