@@ -333,7 +333,8 @@ public struct BoundedRegex: Sendable {
     /// that wait for a scalar or for `$` are kept as members of the set:
     /// the step goes through those alone, not through every split and jump
     /// passed on the way (half of a step's states, and of its time, on the
-    /// rules' heaviest pattern: docs/BENCHMARKS.md, "Rules").
+    /// rules' heaviest pattern: docs/BENCHMARKS.md, "Fewer states in a
+    /// step of the sets").
     func add(_ pc: Int, to set: inout StateSet, at position: Int, atEnd: Bool, stack: UnsafeMutablePointer<UInt32>) -> Bool {
         var depth = 1
         stack[0] = UInt32(pc)
