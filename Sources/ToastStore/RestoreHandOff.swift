@@ -25,8 +25,7 @@ final class RestoreHandOff {
 
     private var pending: [SchedulerStateMachine.Restoration.Row] = []
     /// The rows restored on this thread, when no worker runs.
-    private var here: SchedulerStateMachine.Restoration?
-    private var damage: StoredToast.Damage?
+    private var here: Progress?
     private var worker: Worker?
     private var finished = false
     /// Whether this chunk's rows are skimmed here.
@@ -53,13 +52,13 @@ final class RestoreHandOff {
         pending.reserveCapacity(Self.chunkRows)
         if worker == nil, here == nil {
             worker = Worker.start()
-            if worker == nil { here = SchedulerStateMachine.Restoration(checks: true) }
+            if worker == nil { here = Progress() }
         }
         if let worker {
             worker.send(chunk)
             skimsHere = worker.isBehind
-        } else if damage == nil {
-            do { try here!.take(chunk) } catch { damage = error }
+        } else {
+            here!.take(chunk)
         }
     }
 
@@ -71,11 +70,28 @@ final class RestoreHandOff {
             worker.send(pending)
             return try worker.finish()
         }
-        if let damage { throw damage }
-        var restoration = here ?? SchedulerStateMachine.Restoration(checks: true)
+        var progress = here ?? Progress()
         here = nil
-        try restoration.take(pending)
-        return restoration
+        progress.take(pending)
+        return try progress.result()
+    }
+
+    /// A restoration and the first damage it met, on whichever thread
+    /// restores: the chunks after a damaged row are not restored (the file
+    /// is corrupt, and the store starts a fresh one).
+    private struct Progress: Sendable {
+        private var restoration = SchedulerStateMachine.Restoration(checks: true)
+        private var damage: StoredToast.Damage?
+
+        mutating func take(_ chunk: [SchedulerStateMachine.Restoration.Row]) {
+            guard damage == nil else { return }
+            do { try restoration.take(chunk) } catch { damage = error }
+        }
+
+        consuming func result() throws(StoredToast.Damage) -> SchedulerStateMachine.Restoration {
+            if let damage { throw damage }
+            return restoration
+        }
     }
 
     /// The thread that restores the chunks, in the order they came.
@@ -83,7 +99,7 @@ final class RestoreHandOff {
         private let inbox = Mutex<[[SchedulerStateMachine.Restoration.Row]]>([])
         /// One signal per chunk, and one more for the end.
         private let work = DispatchSemaphore(value: 0)
-        private let outcome = Mutex<Result<SchedulerStateMachine.Restoration, StoredToast.Damage>?>(nil)
+        private let outcome = Mutex<Progress?>(nil)
         private let done = DispatchSemaphore(value: 0)
 
         /// A worker on a new thread, or nil if the system refused one.
@@ -108,23 +124,19 @@ final class RestoreHandOff {
         func finish() throws(StoredToast.Damage) -> SchedulerStateMachine.Restoration {
             end()
             done.wait()
-            return try outcome.withLock { $0.take()! }.get()
+            return try outcome.withLock { $0.take()! }.result()
         }
 
         private func run() {
-            var restoration = SchedulerStateMachine.Restoration(checks: true)
-            var damage: StoredToast.Damage?
+            var progress = Progress()
             while true {
                 work.wait()
                 // Each chunk came with a signal of its own: a signal that
                 // finds none is the end.
                 guard let chunk = inbox.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { break }
-                guard damage == nil else { continue }
-                do { try restoration.take(chunk) } catch { damage = error }
+                progress.take(chunk)
             }
-            let result: Result<SchedulerStateMachine.Restoration, StoredToast.Damage> =
-                if let damage { .failure(damage) } else { .success(restoration) }
-            outcome.withLock { $0 = result }
+            outcome.withLock { $0 = progress }
             done.signal()
         }
     }
