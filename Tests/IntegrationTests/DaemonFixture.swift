@@ -22,7 +22,9 @@ final class DaemonFixture: @unchecked Sendable {
     init(arguments: [String] = [], environment: [String: String] = [:]) throws {
         directory = FileManager.default.temporaryDirectory.appending(path: "toastd-it-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        socket = directory.appending(path: "toastd.sock").path
+        // A test may name its own socket; the last --socket is the one toastd takes.
+        let named = arguments.lastIndex(of: "--socket").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+        socket = named ?? directory.appending(path: "toastd.sock").path
         process.executableURL = Self.binaryDirectory.appending(path: "toastd")
         // A state directory of its own: toastd is durable by default, and
         // a state directory takes one daemon at a time.
@@ -33,9 +35,9 @@ final class DaemonFixture: @unchecked Sendable {
         let isolated = ["XDG_CONFIG_HOME": directory.appending(path: "config").path].merging(environment) { $1 }
         process.environment = ProcessInfo.processInfo.environment.merging(isolated) { $1 }
         try process.run()
-        for _ in 0..<200 where !SocketFileProbe.accepting(socket) {
-            usleep(10_000)
-        }
+        // Up to 20 s for a loaded machine, but no longer than the daemon
+        // lives: a test whose toastd is meant to exit does not wait it out.
+        SocketFileProbe.waitUntilAccepting(socket, while: { [process] in process.isRunning })
     }
 
     deinit {
@@ -167,8 +169,35 @@ final class DaemonFixture: @unchecked Sendable {
 }
 
 enum SocketFileProbe {
+    /// Whether a server listens on `path`: connect(2) succeeds from
+    /// listen(2) on. A plain connect, not a `ToastConnection`, which also
+    /// refuses a server of another uid (the tests' desktop user's toastd).
     static func accepting(_ path: String) -> Bool {
-        (try? ToastConnection(path: path)) != nil
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        } == 0
+    }
+
+    /// Waits until a server accepts on `path`, for at most `seconds` and
+    /// only while `alive` holds; says whether it does. It stops at the
+    /// first connection that succeeds (a `for … where` loop would go on
+    /// connecting to the end of its range, and fill the time it meant to wait).
+    @discardableResult
+    static func waitUntilAccepting(_ path: String, seconds: Double = 20, while alive: () -> Bool = { true }) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while !accepting(path) {
+            guard alive(), Date() < deadline else { return false }
+            usleep(10_000)
+        }
+        return true
     }
 }
 

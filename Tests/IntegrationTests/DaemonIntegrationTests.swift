@@ -533,7 +533,7 @@ struct DaemonIntegrationTests {
             if let delay {
                 usleep(useconds_t(delay))
             } else {
-                for _ in 0..<500 where !SocketFileProbe.accepting(socket) { usleep(2_000) }
+                SocketFileProbe.waitUntilAccepting(socket)
             }
             kill(process.processIdentifier, SIGTERM)
             for _ in 0..<500 where process.isRunning { usleep(10_000) }
@@ -559,7 +559,7 @@ extension DaemonFixture {
         let state = freshState ? fixture.directory.appending(path: "state-\(UUID().uuidString.prefix(6))").path : fixture.stateDirectory
         process.arguments = ["--socket", fixture.socket, "--log-level", "warning", "--state-dir", state]
         try process.run()
-        for _ in 0..<200 where !SocketFileProbe.accepting(fixture.socket) { usleep(10_000) }
+        SocketFileProbe.waitUntilAccepting(fixture.socket)
         return process
     }
 }

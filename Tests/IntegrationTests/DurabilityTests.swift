@@ -31,7 +31,7 @@ struct DurabilityTests {
             let arguments = ["--socket", socket, "--state-dir", state, "--log-level", "warning"] + extra
             let command = wrapper.isEmpty ? [toastd] + arguments : wrapper + [toastd] + arguments
             pid = try DaemonFixture.spawn(command[0], Array(command.dropFirst()), stderr: log)
-            for _ in 0..<500 where !SocketFileProbe.accepting(socket) { usleep(10_000) }
+            SocketFileProbe.waitUntilAccepting(socket)
         }
 
         func kill9() {

@@ -76,7 +76,7 @@ struct JournalAndUnitTests {
         let pid = daemon.process.processIdentifier
         let kept = Self.mappedFileKiB(keeping.process.processIdentifier)
         var released = false
-        for _ in 0..<100 where !released {
+        for _ in 0..<500 where !released {
             usleep(20_000)
             released = Self.mappedFileKiB(pid) < kept * 3 / 4
         }

@@ -117,7 +117,7 @@ struct OverlayTests {
         func startToastd() throws -> pid_t {
             let pid = try desktop.spawn(
                 binaries.appending(path: "toastd").path, ["--socket", desktop.runtime + "/toastd.sock", "--ephemeral", "--config", config])
-            for _ in 0..<300 where !SocketFileProbe.accepting(desktop.runtime + "/toastd.sock") { usleep(10_000) }
+            SocketFileProbe.waitUntilAccepting(desktop.runtime + "/toastd.sock")
             return pid
         }
 
@@ -140,7 +140,7 @@ struct OverlayTests {
         /// The screen once `condition` holds (the overlay draws a moment after the event).
         func screen(output: String? = nil, until condition: (Screen) -> Bool) throws -> Screen {
             var last = try screen(output: output)
-            for _ in 0..<100 where !condition(last) {
+            for _ in 0..<300 where !condition(last) {
                 usleep(30_000)
                 last = try screen(output: output)
             }
@@ -305,7 +305,7 @@ struct OverlayTests {
         let top = try #require(closable.rows(edge + 5, near: Self.colors["success"]!).first)
         try rig.click(edge + 381, top + 21)
         var listed = try rig.toastctl("list")
-        for _ in 0..<100 where listed.contains(closing) {
+        for _ in 0..<500 where listed.contains(closing) {
             usleep(20_000)
             listed = try rig.toastctl("list")
         }

@@ -47,7 +47,7 @@ struct RemoteToastTests {
             kill(toastd, SIGTERM)
             DaemonFixture.wait(toastd)
         }
-        for _ in 0..<300 where !SocketFileProbe.accepting(runtime + "/toastd.sock") { usleep(10_000) }
+        SocketFileProbe.waitUntilAccepting(runtime + "/toastd.sock")
         // The server: sshd on 127.0.0.1 with a host key and the user's key made here.
         for key in ["host", "user"] {
             #expect(try DaemonFixture.run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", "\(directory)/\(key)_key"]).status == 0)

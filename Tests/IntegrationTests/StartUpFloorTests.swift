@@ -29,7 +29,7 @@ struct StartUpFloorTests {
         // Until it accepts, not until its file exists: the file is there from
         // bind(2), before listen(2), and a loaded machine (CI runs the suites
         // side by side) can hold the server between the two.
-        for _ in 0..<2_000 where !SocketFileProbe.accepting(path) { usleep(10_000) }
+        SocketFileProbe.waitUntilAccepting(path)
         #expect((try? RawSocket.exchange(path, "hello")) == "hello\n")
         #expect(Self.stop(server), "SIGTERM ends it")
     }
