@@ -20,9 +20,11 @@ import Glibc  // fnmatch(3)
 /// longest text it can meet (`ToastLimits`); the sum over every rule must
 /// stay within `maxSteps`. Measured on this machine (release build, in
 /// process, `toast-bench regex`), the heaviest message pattern took 2.7 ns
-/// a step against a 4 KiB message that keeps every state alive: so a whole
-/// budget is at most about 33 ms for the worst add (the benchmark's target
-/// is 40), and 1,000 rules of patterns made into tables a few ms.
+/// a step by the sets of states (6.7 ns in the machine's slow phases)
+/// against a 4 KiB message that keeps every state alive, about 33 ms for a
+/// whole budget (the benchmark's target is 40). The bits now run such a
+/// pattern, five to nine times faster (docs/BENCHMARKS.md, "The sets as
+/// bits"), and 1,000 rules of patterns made into tables take about 11 ms.
 public enum RuleBudget {
     /// The most rules a file may hold.
     public static let maxRules = 1_000

@@ -14,7 +14,9 @@
 /// into a table over ASCII once, when the pattern is compiled
 /// (`BoundedRegex+DFA.swift`): a step is then an add and a load, 17 to 25
 /// times faster than following the sets on the benchmark's pathological
-/// patterns (docs/BENCHMARKS.md, section 7).
+/// patterns (docs/BENCHMARKS.md, section 7). A pattern too large for a
+/// table gets the same sets as bit vectors (`BoundedRegex+Bits.swift`): a
+/// step ORs a few precomputed words per four live states.
 ///
 /// The syntax is POSIX extended (ERE) as glibc reads it without flags,
 /// which a differential test checks against `regexec`: literals, `.`,
@@ -49,6 +51,9 @@ public struct BoundedRegex: Sendable {
     /// pattern allows a small one (`BoundedRegex+DFA.swift`): a step is a
     /// load instead of following every live state.
     private(set) var dfa: DFA?
+    /// The sets of states as bit vectors, for a pattern without a table
+    /// whose vectors stay small (`BoundedRegex+Bits.swift`).
+    private(set) var bits: Bits?
     /// Literals (UTF-8) of which every match contains one, when the pattern
     /// says: a text with none of them is refused without running the
     /// machine (`memchr` over the bytes is many times faster than a step of
@@ -60,8 +65,14 @@ public struct BoundedRegex: Sendable {
     /// Most states a compiled pattern may have (repetitions count each copy).
     public static let maxProgram = 2_000
 
-    /// Worst-case steps per byte of text: a table step when the pattern
-    /// has a table, else every state of the program.
+    /// Worst-case steps per byte of text, the rules' budget's unit: a
+    /// table step when the pattern has a table, else every state of the
+    /// program, as the sets of states would follow them. The bits, which
+    /// run such a pattern, take several times less: the words they OR a
+    /// byte stay near the program's states (1,981 states and 2,168 words
+    /// for the worst pattern the tests know), and an OR costs a fraction
+    /// of a state followed. The charge is left as the sets', so that no
+    /// file the budget took before is refused now.
     public var stepsPerByte: Int { dfa != nil ? 1 : program.count }
 
     public struct Invalid: Error, Sendable, Hashable {
@@ -89,6 +100,7 @@ public struct BoundedRegex: Sendable {
         leads = first.flatMap(Self.leadBytes)
         required = Self.requiredLiterals(tree)
         dfa = DFA(self)
+        if dfa == nil { bits = Bits(self) }
     }
 
     /// Most alternatives the prefilter looks for; a pattern with more has none.
@@ -208,7 +220,7 @@ public struct BoundedRegex: Sendable {
 
     /// The scalar at `offset` of valid UTF-8, and its length in bytes.
     @inline(__always)
-    private static func decode(_ utf8: UnsafeBufferPointer<UInt8>, at offset: Int) -> (Unicode.Scalar, Int) {
+    static func decode(_ utf8: UnsafeBufferPointer<UInt8>, at offset: Int) -> (Unicode.Scalar, Int) {
         let lead = UInt32(utf8[offset])
         if lead < 0x80 { return (Unicode.Scalar(UInt8(lead)), 1) }
         let width = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
@@ -217,7 +229,7 @@ public struct BoundedRegex: Sendable {
         return (Unicode.Scalar(value) ?? "\u{FFFD}", width)
     }
 
-    private func consumes(_ instruction: Instruction, _ scalar: Unicode.Scalar) -> Bool {
+    func consumes(_ instruction: Instruction, _ scalar: Unicode.Scalar) -> Bool {
         switch instruction {
         case .scalar(let expected): scalar == expected
         case .any: true
@@ -249,8 +261,9 @@ public struct BoundedRegex: Sendable {
     }
 
     private func matchesByMachine(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let dfa else { return matchesBySets(utf8, from: 0, threads: []) }
-        return dfa.matches(utf8, in: self)
+        if let dfa { return dfa.matches(utf8, in: self) }
+        if let bits { return bits.matches(utf8, in: self) }
+        return matchesBySets(utf8, from: 0, threads: [])
     }
 
     /// The sets of states alone (never the table): the reference the

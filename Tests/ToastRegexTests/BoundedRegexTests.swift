@@ -149,6 +149,92 @@ struct BoundedRegexTests {
         #expect(!large.matches(String(repeating: "b", count: 40)))
     }
 
+    // MARK: - The sets as bits
+
+    /// The bit vectors answer as the sets of states they were made from:
+    /// the table test's random patterns and texts (anchors anywhere, `^`
+    /// and `$` inside alternations, scalars outside ASCII in patterns and
+    /// texts), each pattern given bits whether or not it has a table.
+    @Test func theBitsAnswerAsTheSetsOfStates() throws {
+        var generator = Generator(state: 7_331)
+        var compared = 0
+        var matched = 0
+        for _ in 0..<3_000 {
+            var pattern = generator.pattern()
+            if generator.next(4) == 0 { pattern = "^" + pattern }
+            if generator.next(4) == 0 { pattern += "$" }
+            if generator.next(5) == 0 { pattern = "(" + pattern + "|^b|c$)" }
+            if generator.next(4) == 0 { pattern = pattern.replacingOccurrences(of: "c", with: "é") }
+            guard let regex = try? BoundedRegex(pattern) else { continue }
+            let bits = try #require(BoundedRegex.Bits(regex), "/\(pattern)/")
+            for _ in 0..<8 {
+                let pieces = generator.next(3) == 0 ? ["a", "b", "c", "!", "é", "🚀"] : ["a", "b", "c", "!"]
+                var text = (0..<generator.next(14)).map { _ in pieces[generator.next(pieces.count)] }.joined()
+                let bySets = regex.matchesBySets(text)
+                let byBits = text.withUTF8 { bits.matches($0, in: regex) }
+                #expect(byBits == bySets, "/\(pattern)/ on \"\(text)\"")
+                compared += 1
+                if bySets { matched += 1 }
+            }
+        }
+        #expect(compared > 20_000)
+        #expect(matched > compared / 5 && matched < compared * 4 / 5, "both answers are compared: \(matched) of \(compared)")
+    }
+
+    /// A pattern too large for a table gets bits, and answers by them; one
+    /// whose vectors would pass their bound keeps to the sets. Texts that
+    /// match only at their end, or only with a scalar outside ASCII, and
+    /// texts that do not.
+    @Test func aPatternWithoutATableGetsBitsWhileTheyStaySmall() throws {
+        /// The machine's answer and the sets', each alone.
+        func answers(_ regex: BoundedRegex, _ text: String) -> (machine: Bool, sets: Bool) {
+            (regex.matchesByMachine(text), regex.matchesBySets(text))
+        }
+        let heavy = try BoundedRegex(#"(([ab]?){10}){60}[ab]*c"#)
+        let heavyBits = try #require(heavy.dfa == nil ? heavy.bits : nil)
+        #expect(heavyBits.words == 10)
+        #expect(answers(heavy, String(repeating: "ab", count: 300) + "c") == (true, true))
+        #expect(answers(heavy, "x" + String(repeating: "ba", count: 40) + "cx") == (true, true))
+        #expect(answers(heavy, "c" + String(repeating: "ab", count: 2_046) + "x") == (true, true))
+        #expect(answers(heavy, String(repeating: "ab", count: 2_047) + "x") == (false, false))
+
+        let large = try BoundedRegex("(a|b)*a(a|b){12}")
+        #expect(large.dfa == nil && large.bits != nil)
+        #expect(answers(large, String(repeating: "ab", count: 20) + "a" + String(repeating: "b", count: 12)) == (true, true))
+        #expect(answers(large, String(repeating: "b", count: 40)) == (false, false))
+        #expect(answers(large, "é🚀a" + String(repeating: "b", count: 12) + "é") == (true, true))
+        #expect(answers(large, "é🚀a" + String(repeating: "b", count: 11) + "é") == (false, false))
+
+        let accented = try BoundedRegex("^(é|a|b)*a(é|a|b){12}$")
+        #expect(accented.dfa == nil && accented.bits != nil)
+        #expect(answers(accented, "ééa" + String(repeating: "é", count: 12)) == (true, true))
+        #expect(answers(accented, "ééa" + String(repeating: "é", count: 12) + "🚀") == (false, false))
+        #expect(answers(accented, "ééa" + String(repeating: "é", count: 11)) == (false, false))
+
+        // The rows cover only the words their states reach: the heaviest
+        // pattern's states lead to every state after them, about half the vector.
+        #expect(heavyBits.wordsPerStep < 151 * 10 * 2 / 3, "\(heavyBits.wordsPerStep) words a step")
+        #expect(heavyBits.tableBytes == heavyBits.wordsPerStep * 16 * 8)
+        let chain = try #require(try BoundedRegex(#"x([ab]{190}){10}"#).bits)
+        #expect(chain.wordsPerStep <= 476 * 2, "\(chain.wordsPerStep) words a step: a state leads to the next alone")
+
+        // Past the bound on the rows, no bits (the sets answer alone).
+        let bound = heavyBits.tableBytes
+        #expect(BoundedRegex.Bits(heavy, maxTableBytes: bound) != nil)
+        #expect(BoundedRegex.Bits(heavy, maxTableBytes: bound - 1) == nil)
+        // Patterns near the program's bound whose states reach far, forward
+        // and back, get bits, and their rows stay small.
+        for pattern in [#"(([ab]?){10}){99}"#, #"(([ab]*){10}){66}"#, #"((a|b?c*){10}){24}"#, #"((abc[ab]?){10}){39}"#, #"(((ab?)*c){10}){28}"#, #"(.*a.*b){150}"#] {
+            let regex = try BoundedRegex(pattern)
+            let bits = try #require(regex.bits, "/\(pattern)/")
+            // What the budget charges such a pattern (its states, a byte)
+            // stays near what the bits do (words ORed, a byte), each word a
+            // fraction of a state's cost: 1,981 states, 2,168 words, for the first.
+            #expect(bits.wordsPerStep <= regex.program.count * 5 / 4, "/\(pattern)/: \(bits.wordsPerStep) words a step")
+            #expect(bits.tableBytes <= 320 * 1024, "/\(pattern)/: \(bits.tableBytes) bytes")
+        }
+    }
+
     // MARK: - The literal prefilter
 
     /// Which literals a match must contain, as `matches` looks for them first.
