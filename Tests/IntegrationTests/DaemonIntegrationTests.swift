@@ -467,8 +467,7 @@ struct DaemonIntegrationTests {
             process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", toastd, "--socket", socket, "--log-level", "error", "--ephemeral"] + flags
             try process.run()
             defer { process.terminate(); process.waitUntilExit() }
-            for _ in 0..<200 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
-            usleep(50_000)
+            SocketFileProbe.waitUntilAccepting(socket, while: { process.isRunning })
             let reply = try RawSocket.exchange(socket, #"{"op":"status"}"#)
             #expect(reply.contains(allowed ? #""ok":true"# : #""code":"forbidden""#), "\(flags): \(reply)")
         }

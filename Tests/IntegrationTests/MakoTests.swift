@@ -36,7 +36,7 @@ struct MakoTests {
         #expect(try Self.wait { try desktop.run("/usr/bin/makoctl", ["list"]).status == 0 }, "mako serves")
         let toastd = try desktop.spawn(binaries.appending(path: "toastd").path, ["--socket", desktop.runtime + "/toastd.sock", "--ephemeral"])
         _ = toastd
-        for _ in 0..<300 where !FileManager.default.fileExists(atPath: desktop.runtime + "/toastd.sock") { usleep(10_000) }
+        SocketFileProbe.waitUntilAccepting(desktop.runtime + "/toastd.sock")
         let log = desktop.runtime + "/notify.log"
         _ = try desktop.spawn(binaries.appending(path: "toast-notify").path, [], stderr: log)
         usleep(500_000)

@@ -76,7 +76,12 @@ struct RemoteToastTests {
             kill(sshd, SIGTERM)
             DaemonFixture.wait(sshd)
         }
-        for _ in 0..<300 where !(try DaemonFixture.run("/bin/sh", ["-c", "exec 3<>/dev/tcp/127.0.0.1/\(port)"]).status == 0) { usleep(10_000) }
+        // Until sshd accepts (a `while`: each try spawns a shell).
+        var tries = 0
+        while try DaemonFixture.run("/bin/sh", ["-c", "exec 3<>/dev/tcp/127.0.0.1/\(port)"]).status != 0, tries < 1_000 {
+            tries += 1
+            usleep(10_000)
+        }
         // From the laptop: ssh -R, and on the server toastctl add through the forwarded socket, which then stays a few seconds.
         let forwarded = remote + "/toastd.sock"
         let command = "TOASTD_SOCKET=\(forwarded) \(toastctl) add 'Build finished on the server' --source build@server --duration indefinite; stat -c %a \(forwarded); sleep 4"

@@ -111,7 +111,7 @@ struct SocketSecurityTests {
         process.arguments = Self.asUser(impostor, [binaries.appending(path: "toastd").path, "--socket", socket, "--log-level", "error", "--ephemeral"])
         try process.run()
         defer { process.terminate(); process.waitUntilExit() }
-        for _ in 0..<300 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
+        SocketFileProbe.waitUntilAccepting(socket, while: { process.isRunning })
         // It really is a working toastd: a raw client is answered.
         #expect(try RawSocket.exchange(socket, #"{"op":"status"}"#).contains(#""ok":true"#))
 

@@ -39,7 +39,7 @@ struct ToastNotifyTests {
             }
             display = ":\(number)"
             dunst = try DaemonFixture.spawn("/usr/bin/dunst", [], environment: ["DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": session.address])
-            for _ in 0..<200 where try count() == nil { usleep(20_000) }
+            _ = try wait { try count() != nil }
         }
 
         /// What dunst shows now, or nil while it is not up.
@@ -53,15 +53,16 @@ struct ToastNotifyTests {
             kill(dunst, SIGKILL)
             DaemonFixture.wait(dunst)
             dunst = try DaemonFixture.spawn("/usr/bin/dunst", [], environment: ["DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": session.address])
-            for _ in 0..<200 where try count() == nil { usleep(20_000) }
+            _ = try wait { try count() != nil }
         }
 
         func dunstctl(_ arguments: String...) throws -> DaemonFixture.Outcome {
             try DaemonFixture.run("/usr/bin/dunstctl", arguments, environment: ["DBUS_SESSION_BUS_ADDRESS": session.address])
         }
 
+        /// Up to 10 s: each try runs dunstctl, and a loaded machine is slow to answer.
         func wait(until condition: () throws -> Bool) rethrows -> Bool {
-            for _ in 0..<300 {
+            for _ in 0..<1_000 {
                 if try condition() { return true }
                 usleep(10_000)
             }
