@@ -218,7 +218,10 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ToastCore", "ToastKit", "ToastctlCommands", "CommandLineSupport", "Systemd", "ToastFreedesktop", "SDBus", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "ToastCore", "ToastKit", "ToastctlCommands", "CommandLineSupport", "Systemd", "ToastFreedesktop", "SDBus", "ToastDaemon",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "ToastctlCommandsTests",

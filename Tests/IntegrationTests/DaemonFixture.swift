@@ -3,6 +3,7 @@ import Foundation
 import CommandLineSupport
 import ToastKit
 import ToastCore
+import ToastDaemon
 
 /// A real toastd on a socket in a fresh temporary directory.
 final class DaemonFixture: @unchecked Sendable {
@@ -170,20 +171,11 @@ final class DaemonFixture: @unchecked Sendable {
 
 enum SocketFileProbe {
     /// Whether a server listens on `path`: connect(2) succeeds from
-    /// listen(2) on. A plain connect, not a `ToastConnection`, which also
-    /// refuses a server of another uid (the tests' desktop user's toastd).
+    /// listen(2) on. A plain connect (toastd's own probe), not a
+    /// `ToastConnection`, which also refuses a server of another uid (the
+    /// tests' desktop user's toastd).
     static func accepting(_ path: String) -> Bool {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        } == 0
+        SocketFile.isAccepting(path)
     }
 
     /// Waits until a server accepts on `path`, for at most `seconds` and

@@ -108,6 +108,23 @@ struct BoundedRegexTests {
 
     // MARK: - The table over ASCII
 
+    /// A random pattern for comparing the machines: anchors anywhere, `^`
+    /// and `$` inside an alternation in some, an accented letter in some.
+    static func machinePattern(_ generator: inout Generator) -> String {
+        var pattern = generator.pattern()
+        if generator.next(4) == 0 { pattern = "^" + pattern }
+        if generator.next(4) == 0 { pattern += "$" }
+        if generator.next(5) == 0 { pattern = "(" + pattern + "|^b|c$)" }
+        if generator.next(4) == 0 { pattern = pattern.replacingOccurrences(of: "c", with: "é") }
+        return pattern
+    }
+
+    /// A random text of ASCII, with multi-byte scalars in some.
+    static func machineText(_ generator: inout Generator) -> String {
+        let pieces = generator.next(3) == 0 ? ["a", "b", "c", "!", "é", "🚀"] : ["a", "b", "c", "!"]
+        return (0..<generator.next(14)).map { _ in pieces[generator.next(pieces.count)] }.joined()
+    }
+
     /// The table answers as the sets of states it was made from: random
     /// patterns (anchors anywhere, accented letters in some) on texts of
     /// ASCII with multi-byte scalars in some, so that both the table and
@@ -117,16 +134,11 @@ struct BoundedRegexTests {
         var tables = 0
         var compared = 0
         for _ in 0..<3_000 {
-            var pattern = generator.pattern()
-            if generator.next(4) == 0 { pattern = "^" + pattern }
-            if generator.next(4) == 0 { pattern += "$" }
-            if generator.next(5) == 0 { pattern = "(" + pattern + "|^b|c$)" }
-            if generator.next(4) == 0 { pattern = pattern.replacingOccurrences(of: "c", with: "é") }
+            let pattern = Self.machinePattern(&generator)
             guard let regex = try? BoundedRegex(pattern) else { continue }
             if regex.dfa != nil { tables += 1 }
             for _ in 0..<8 {
-                let pieces = generator.next(3) == 0 ? ["a", "b", "c", "!", "é", "🚀"] : ["a", "b", "c", "!"]
-                let text = (0..<generator.next(14)).map { _ in pieces[generator.next(pieces.count)] }.joined()
+                let text = Self.machineText(&generator)
                 #expect(regex.matchesByMachine(text) == regex.matchesBySets(text), "/\(pattern)/ on \"\(text)\"")
                 compared += 1
             }
@@ -160,16 +172,11 @@ struct BoundedRegexTests {
         var compared = 0
         var matched = 0
         for _ in 0..<3_000 {
-            var pattern = generator.pattern()
-            if generator.next(4) == 0 { pattern = "^" + pattern }
-            if generator.next(4) == 0 { pattern += "$" }
-            if generator.next(5) == 0 { pattern = "(" + pattern + "|^b|c$)" }
-            if generator.next(4) == 0 { pattern = pattern.replacingOccurrences(of: "c", with: "é") }
+            let pattern = Self.machinePattern(&generator)
             guard let regex = try? BoundedRegex(pattern) else { continue }
             let bits = try #require(BoundedRegex.Bits(regex), "/\(pattern)/")
             for _ in 0..<8 {
-                let pieces = generator.next(3) == 0 ? ["a", "b", "c", "!", "é", "🚀"] : ["a", "b", "c", "!"]
-                var text = (0..<generator.next(14)).map { _ in pieces[generator.next(pieces.count)] }.joined()
+                var text = Self.machineText(&generator)
                 let bySets = regex.matchesBySets(text)
                 let byBits = text.withUTF8 { bits.matches($0, in: regex) }
                 #expect(byBits == bySets, "/\(pattern)/ on \"\(text)\"")
