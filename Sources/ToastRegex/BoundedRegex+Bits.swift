@@ -26,7 +26,8 @@ extension BoundedRegex {
         private let bitOf: [Int32]
         /// Words a vector takes: the states, and the match's bit after them.
         let words: Int
-        private let matchBit: Int
+        /// The match's bit, after the states'.
+        private var matchBit: Int { states.count }
         /// Each group of four states: where its rows are in `successors`,
         /// and which words of a vector they cover.
         private let groups: [Group]
@@ -74,7 +75,6 @@ extension BoundedRegex {
             self.bitOf = bitOf
             self.words = words
             let matchBit = states.count
-            self.matchBit = matchBit
 
             // Where each state leads, and the pattern's start: `add` over a
             // scratch set, at a position neither the start nor the end.
@@ -90,10 +90,9 @@ extension BoundedRegex {
                     // that matters then.
                     let matched = regex.add(pc, to: &set, at: 1, atEnd: false, stack: base + 2 * size)
                     for member in UnsafeBufferPointer(start: set.members, count: set.count) {
-                        let bit = Int(bitOf[Int(member)])
-                        vector[bit >> 6] |= 1 << UInt64(bit & 63)
+                        Self.insert(Int(bitOf[Int(member)]), into: vector.baseAddress!)
                     }
-                    if matched { vector[matchBit >> 6] |= 1 << UInt64(matchBit & 63) }
+                    if matched { Self.insert(matchBit, into: vector.baseAddress!) }
                 }
                 leads.withUnsafeMutableBufferPointer { leads in
                     for (bit, pc) in states.enumerated() {
@@ -130,10 +129,9 @@ extension BoundedRegex {
             self.successors = successors
 
             var ascii = [UInt64](repeating: 0, count: 128 * words)
-            for byte in 0..<128 {
-                let scalar = Unicode.Scalar(UInt8(byte))
-                for (bit, pc) in states.enumerated() where regex.consumes(program[Int(pc)], scalar) {
-                    ascii[byte * words + bit >> 6] |= 1 << UInt64(bit & 63)
+            ascii.withUnsafeMutableBufferPointer { ascii in
+                for byte in 0..<128 {
+                    Self.consumers(of: Unicode.Scalar(UInt8(byte)), among: states, in: regex, into: ascii.baseAddress! + byte * words)
                 }
             }
             self.ascii = ascii
@@ -177,7 +175,7 @@ extension BoundedRegex {
             let consuming = vectors + 2 * words
             // Before the first scalar, where `^` holds: the sets follow the start.
             if regex.add(0, to: &set, at: 0, atEnd: false, stack: stack) { return true }
-            for member in UnsafeBufferPointer(start: set.members, count: set.count) { insert(Int(bitOf[Int(member)]), into: current) }
+            for member in UnsafeBufferPointer(start: set.members, count: set.count) { Self.insert(Int(bitOf[Int(member)]), into: current) }
             var position = 0
             while true {
                 var alive: UInt64 = 0
@@ -198,7 +196,8 @@ extension BoundedRegex {
                 if scalar.isASCII {
                     step(current, ascii + Int(scalar.value) * words, into: next, table)
                 } else {
-                    consumers(of: scalar, in: regex, into: consuming)
+                    for word in 0..<words { consuming[word] = 0 }
+                    Self.consumers(of: scalar, among: states, in: regex, into: consuming)
                     step(current, consuming, into: next, table)
                 }
                 if contains(matchBit, next) { return true }
@@ -251,7 +250,7 @@ extension BoundedRegex {
         }
 
         @inline(__always)
-        private func insert(_ bit: Int, into vector: UnsafeMutablePointer<UInt64>) {
+        private static func insert(_ bit: Int, into vector: UnsafeMutablePointer<UInt64>) {
             vector[bit >> 6] |= 1 << UInt64(bit & 63)
         }
 
@@ -260,11 +259,14 @@ extension BoundedRegex {
             vector[bit >> 6] & (1 << UInt64(bit & 63)) != 0
         }
 
-        /// The states that consume a scalar outside ASCII, into `vector`.
-        private func consumers(of scalar: Unicode.Scalar, in regex: BoundedRegex, into vector: UnsafeMutablePointer<UInt64>) {
-            for word in 0..<words { vector[word] = 0 }
+        /// Adds the states that consume `scalar` to `vector`: each ASCII
+        /// byte's once, when the pattern is compiled, and a scalar outside
+        /// ASCII's as the text meets it.
+        private static func consumers(
+            of scalar: Unicode.Scalar, among states: [UInt32], in regex: BoundedRegex, into vector: UnsafeMutablePointer<UInt64>
+        ) {
             for (bit, pc) in states.enumerated() where regex.consumes(regex.program[Int(pc)], scalar) {
-                vector[bit >> 6] |= 1 << UInt64(bit & 63)
+                insert(bit, into: vector)
             }
         }
     }

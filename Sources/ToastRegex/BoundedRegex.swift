@@ -51,8 +51,8 @@ public struct BoundedRegex: Sendable {
     /// pattern allows a small one (`BoundedRegex+DFA.swift`): a step is a
     /// load instead of following every live state.
     private(set) var dfa: DFA?
-    /// The sets of states as bit vectors, for a pattern without a table
-    /// whose vectors stay small (`BoundedRegex+Bits.swift`).
+    /// The sets of states as bit vectors, for every pattern without a
+    /// table (`BoundedRegex+Bits.swift`).
     private(set) var bits: Bits?
     /// Literals (UTF-8) of which every match contains one, when the pattern
     /// says: a text with none of them is refused without running the

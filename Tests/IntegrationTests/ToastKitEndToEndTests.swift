@@ -100,7 +100,6 @@ struct ToastKitEndToEndTests {
         let state = directory + "/state"
         let socket = directory + "/toastd.sock"
         var daemon: DaemonFixture? = try DaemonFixture(arguments: ["--state-dir", state, "--socket", socket])
-        SocketFileProbe.waitUntilAccepting(socket)
         let session = try await ToastSession.connect(socket: socket)
         var events = session.events().makeAsyncIterator()
         try await Self.waitForSubscribers(1, on: session)
@@ -109,7 +108,6 @@ struct ToastKitEndToEndTests {
         _ = daemon
         daemon = nil  // SIGTERM: the stream loses its connection
         let restarted = try DaemonFixture(arguments: ["--state-dir", state, "--socket", socket])
-        SocketFileProbe.waitUntilAccepting(socket)
         _ = restarted
         let blocking = try BlockingToasts(socket: socket)
         let id = try blocking.show(Toast(message: "after", duration: .indefinite))
