@@ -220,7 +220,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "ToastCore", "ToastKit", "ToastctlCommands", "CommandLineSupport", "Systemd", "ToastFreedesktop", "SDBus", "ToastDaemon",
-                .product(name: "Logging", package: "swift-log"),
+                "ToastSystem", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
@@ -231,7 +231,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "ToastOverlayTests", dependencies: ["ToastOverlay", "ToastProtocol"]),
+        .testTarget(name: "ToastOverlayTests", dependencies: ["ToastOverlay", "ToastProtocol", "ToastSystem"]),
         .testTarget(name: "ToastConfigTests", dependencies: ["ToastConfig", "ToastCore", "ToastRegex"]),
         .testTarget(
             name: "ToastProtocolTests",
@@ -240,7 +240,7 @@ let package = Package(
         // ToastKit alone, and its session against an in-process toastd (ToastDaemon, test-only).
         .testTarget(
             name: "ToastKitTests",
-            dependencies: ["ToastKit", "ToastDaemon", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["ToastKit", "ToastDaemon", "ToastSystem", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "ToastSystemTests", dependencies: ["ToastSystem"]),
         .testTarget(name: "ToastRegexTests", dependencies: ["ToastRegex"]),

@@ -21,7 +21,18 @@ python3 -c "import jsonschema, referencing" 2>/dev/null || python3 -m pip instal
     || echo "note: notify2 and desktop-notifier could not be installed; their test is skipped" >&2
 
 swift build --build-tests
+# Whatever the tests make in /tmp (sockets, state and config directories,
+# a desktop's runtime directory) they remove: a run that leaves any of it
+# behind fails, naming it. (SwiftPM's own TemporaryDirectory.* are not ours.)
+ours() { find /tmp -mindepth 1 -maxdepth 1 \( -name 'toast*' -o -name 'libnotify-client*' \) | sort; }
+before="$(ours)"
 swift test --skip-build "$@"
+left="$(comm -13 <(echo "$before") <(ours))"
+if [ -n "$left" ]; then
+    echo "the tests left these behind in /tmp:" >&2
+    echo "$left" >&2
+    exit 1
+fi
 
 fuzz_seconds="${TOASTD_FUZZ_SECONDS:-60}"
 soak_seconds="${TOASTD_SOAK_SECONDS:-20}"

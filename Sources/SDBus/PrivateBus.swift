@@ -31,9 +31,12 @@ public final class PrivateBus: Sendable {
     /// Starts a bus in a new directory (mode 0700), and returns once it
     /// accepts connections.
     public convenience init() throws {
-        var template = Array("/tmp/toastd-bus-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw PrivateBusError("mkdtemp: \(String(cString: strerror(errno)))") }
-        let directory = String(cString: made)
+        let directory: String
+        do {
+            directory = try TemporaryDirectory(prefix: "toastd-bus").path
+        } catch {
+            throw PrivateBusError("\(error)")
+        }
         do {
             try self.init(directory: directory, owned: true)
         } catch {
@@ -95,10 +98,9 @@ public final class PrivateBus: Sendable {
 
     /// What a bus leaves in its directory, then the directory. Whatever
     /// else a test wrote there is its own to remove (the directory stays).
+    /// The directory and what a test put in it (its service files).
     private static func remove(_ directory: String) {
-        for file in ["bus", "bus.conf", "started"] { unlink(directory + "/" + file) }
-        rmdir(directory + "/services")
-        rmdir(directory)
+        TemporaryDirectory.removeTree(directory)
     }
 
     public static func configuration(directory: String) -> String {

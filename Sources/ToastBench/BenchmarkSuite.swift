@@ -369,10 +369,9 @@ public struct BenchmarkSuite {
 
     public func memory() throws {
         // One state directory for the whole section: the restart reads it back.
-        var template = Array("/tmp/toast-bench-state-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp failed") }
-        let state = String(cString: made)
-        defer { _ = try? ChildProcess.time("/bin/rm", ["-rf", state]) }
+        let directory = try TemporaryDirectory(prefix: "toast-bench-state")
+        defer { directory.remove() }
+        let state = directory.path
         let server = try startToastd(state: state + "/toastd")
         let result = try MemoryBenchmark.run(server: server, counts: [10_000, 100_000])
         func row(_ table: inout Table, _ label: String, _ memory: (pss: Int, anonymous: Int, rss: Int), _ target: String = "") {

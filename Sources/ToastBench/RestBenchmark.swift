@@ -15,8 +15,9 @@ extension BenchmarkSuite {
 
     public func startup() throws {
         let runs = quick ? 3 : 7
-        let root = try Self.temporaryDirectory("/tmp/toast-bench-startup-XXXXXX")
-        defer { _ = try? ChildProcess.time("/bin/rm", ["-rf", root]) }
+        let temporary = try TemporaryDirectory(prefix: "toast-bench-startup")
+        defer { temporary.remove() }
+        let root = temporary.path
 
         // The three states, each written by a toastd that then stopped.
         let empty = root + "/empty", history = root + "/history", live = root + "/live"
@@ -99,15 +100,12 @@ extension BenchmarkSuite {
 
     /// Milliseconds from spawning toastd on `state` to its first reply (a `status`).
     private func timeToFirstReply(state: String) throws -> Double {
-        let directory = try Self.temporaryDirectory("/tmp/toast-bench-ready-XXXXXX")
-        defer { rmdir(directory) }
-        let socket = directory + "/s.sock"
+        let directory = try TemporaryDirectory(prefix: "toast-bench-ready")
+        defer { directory.remove() }
+        let socket = directory.path + "/s.sock"
         let start = monotonicNanoseconds()
         let process = try ChildProcess(programs.toastd, toastdArguments(socket: socket, state: state), environment: benchEnvironment)
-        defer {
-            process.terminate()
-            unlink(socket)
-        }
+        defer { process.terminate() }
         while monotonicNanoseconds() - start < 60_000_000_000 {
             if let connection = try? LineSocket(path: socket) {
                 try connection.write("{\"op\":\"status\"}\n")
@@ -123,15 +121,12 @@ extension BenchmarkSuite {
     /// `server` (through systemd-socket-activate, which execs it on the
     /// socket); `{socket}` in either stands for the socket.
     private func socketActivated(activator: String, server: [String], client: (String) -> (String, [String])) throws -> Double {
-        let directory = try Self.temporaryDirectory("/tmp/toast-bench-activate-XXXXXX")
-        defer { rmdir(directory) }
-        let socket = directory + "/s.sock"
+        let directory = try TemporaryDirectory(prefix: "toast-bench-activate")
+        defer { directory.remove() }
+        let socket = directory.path + "/s.sock"
         let environment = benchEnvironment.map { "\($0.key)=\($0.value)" }.flatMap { ["-E", $0] }
         let activated = try ChildProcess(activator, ["-l", socket] + environment + server.map { $0 == "{socket}" ? socket : $0 })
-        defer {
-            activated.terminate()
-            unlink(socket)
-        }
+        defer { activated.terminate() }
         var status = stat()
         for _ in 0..<1_000 where stat(socket, &status) != 0 { usleep(5_000) }
         usleep(50_000)  // systemd-socket-activate listens; nothing has connected yet
@@ -147,12 +142,6 @@ extension BenchmarkSuite {
             if index >= warmup { samples.append(Double(elapsed) / 1e6) }
         }
         return samples
-    }
-
-    static func temporaryDirectory(_ pattern: String) throws -> String {
-        var template = Array(pattern.utf8CString)
-        guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp failed") }
-        return String(cString: made)
     }
 
     // MARK: - 8. At rest
@@ -206,7 +195,7 @@ extension BenchmarkSuite {
     /// request, as a session's first toast; they then rest for `seconds`.
     public func beginRest(seconds: Double) throws -> Resting {
         var daemons: [Resting.Daemon] = []
-        let copies = try Self.temporaryDirectory("/tmp/toast-bench-rest-XXXXXX")
+        let copies = try TemporaryDirectory(prefix: "toast-bench-rest").path
         for kind in Resting.Kind.allCases {
             for _ in 0..<(kind == .shipped || kind == .kept ? 3 : 2) {
                 let copy = copies + "/\(daemons.count)-" + (kind == .cEcho ? "echo" : "toastd")
@@ -270,7 +259,7 @@ extension BenchmarkSuite {
     /// minute (10 s with --quick), then measures each: its memory, then
     /// the first request after the rest and the five after it.
     public func endRest(_ resting: Resting) throws {
-        defer { _ = try? ChildProcess.time("/bin/rm", ["-rf", resting.copies]) }
+        defer { TemporaryDirectory.removeTree(resting.copies) }
         let window = quick ? 10.0 : 60.0
         let due = resting.started + UInt64(max(0, resting.seconds - window) * 1e9)
         let now = monotonicNanoseconds()

@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import ToastKit
+import ToastSystem
 
 /// A server a benchmark talks to on a Unix socket in a private directory:
 /// toastd itself, or one of the echo baselines.
@@ -10,15 +11,16 @@ public final class ServerUnderTest: @unchecked Sendable {
     public let name: String
     public let socket: String
     public let process: ChildProcess
+    /// The server's socket, log and state: removed, state and all, at `stop`.
     public let directory: String
+    private let temporary: TemporaryDirectory
 
     /// Starts `executable` with `arguments`, where "{socket}" stands for the
     /// socket path and "{state}" for a state directory of its own, and waits
     /// until the socket accepts connections.
     public init(name: String, executable: String, arguments: [String], environment: [String: String] = [:]) throws {
-        var template = Array("/tmp/toast-bench-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp failed") }
-        directory = String(cString: made)
+        temporary = try TemporaryDirectory(prefix: "toast-bench")
+        directory = temporary.path
         socket = directory + "/s.sock"
         self.name = name
         let socket = socket
@@ -43,9 +45,7 @@ public final class ServerUnderTest: @unchecked Sendable {
 
     public func stop() {
         process.terminate()
-        unlink(socket)
-        unlink(directory + "/log")
-        rmdir(directory)
+        temporary.remove()
     }
 
     deinit { stop() }

@@ -4,6 +4,7 @@ import Testing
 import CommandLineSupport
 import ToastKit
 import ToastCore
+import ToastSystem
 
 /// The configuration file, rules, modes, pause levels and inhibitors, end
 /// to end: the real toastd and toastctl over a real socket.
@@ -11,11 +12,18 @@ import ToastCore
 struct ConfigIntegrationTests {
     /// A config file in a directory of its own, and a daemon reading it.
     static func daemon(config text: String, arguments: [String] = []) throws -> (DaemonFixture, String) {
-        let directory = FileManager.default.temporaryDirectory.appending(path: "toastd-config-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let path = directory.appending(path: "config.toml").path
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return (try DaemonFixture(arguments: ["--config", path] + arguments), path)
+        let directory = try TemporaryDirectory(prefix: "toastd-config")
+        let path = directory.path + "/config.toml"
+        let daemon: DaemonFixture
+        do {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            daemon = try DaemonFixture(arguments: ["--config", path] + arguments)
+        } catch {
+            directory.remove()
+            throw error
+        }
+        daemon.alsoRemoved.append(directory)
+        return (daemon, path)
     }
 
     static func added(_ outcome: DaemonFixture.Outcome) throws -> JSONValue {

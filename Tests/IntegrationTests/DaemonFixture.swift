@@ -4,6 +4,7 @@ import CommandLineSupport
 import ToastKit
 import ToastCore
 import ToastDaemon
+import ToastSystem
 
 /// A real toastd on a socket in a fresh temporary directory.
 final class DaemonFixture: @unchecked Sendable {
@@ -19,6 +20,9 @@ final class DaemonFixture: @unchecked Sendable {
     let socket: String
     let process = Process()
     let log: Pipe = Pipe()
+    /// Directories the test made for this daemon (its config file's):
+    /// removed with the daemon's own.
+    var alsoRemoved: [TemporaryDirectory] = []
 
     init(arguments: [String] = [], environment: [String: String] = [:]) throws {
         directory = FileManager.default.temporaryDirectory.appending(path: "toastd-it-\(UUID().uuidString.prefix(8))")
@@ -47,6 +51,7 @@ final class DaemonFixture: @unchecked Sendable {
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(at: directory)
+        for directory in alsoRemoved { directory.remove() }
     }
 
     func connect() throws -> ToastConnection { try ToastConnection(path: socket) }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import ToastSystem
 
 /// A headless sway (wlroots on pixman, no input devices) with a session bus
 /// of its own, run as an unprivileged user: sway refuses root, and CI runs
@@ -40,9 +41,7 @@ final class HeadlessDesktop {
         } else {
             (uid, gid) = (getuid(), getgid())
         }
-        var template = Array("/tmp/toastd-desktop-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
-        runtime = String(cString: made)
+        runtime = try TemporaryDirectory(prefix: "toastd-desktop").path
         chown(runtime, uid, gid)
         chmod(runtime, 0o700)
         // The user's session bus.
@@ -119,6 +118,6 @@ final class HeadlessDesktop {
             kill(pid, SIGTERM)
             DaemonFixture.wait(pid)
         }
-        try? FileManager.default.removeItem(atPath: runtime)
+        TemporaryDirectory.removeTree(runtime)
     }
 }

@@ -5,6 +5,7 @@ import CommandLineSupport
 import ToastKit
 import ToastCore
 import ToastFreedesktop
+import ToastSystem
 
 /// toastd --freedesktop against clients written outside this project: a
 /// libnotify C program (built here with `pkg-config libnotify`, as any app
@@ -20,13 +21,20 @@ struct RealNotificationClientsTests {
         && (try? DaemonFixture.run(python, ["-c", "import dbus"]).status) == 0
         && (try? DaemonFixture.run("/usr/bin/pkg-config", ["--exists", "libnotify"]).status) == 0
 
-    /// The libnotify client, compiled once per run.
+    /// The libnotify client, compiled once per run, beside the test
+    /// binaries (a build's, not /tmp's, to keep).
     static let libnotifyClient: String? = {
-        let output = FileManager.default.temporaryDirectory.appending(path: "libnotify-client-\(getpid())").path
+        let output = DaemonFixture.binaryDirectory.appending(path: "libnotify-client").path
+        let building = output + "-\(getpid())"
         guard let flags = try? DaemonFixture.run("/usr/bin/pkg-config", ["--cflags", "--libs", "libnotify"]), flags.status == 0 else { return nil }
-        let arguments = ["-O1", "-o", output, clients.appending(path: "libnotify-client.c").path]
+        let arguments = ["-O1", "-o", building, clients.appending(path: "libnotify-client.c").path]
             + flags.stdout.split(separator: " ").map(String.init)
-        guard let built = try? DaemonFixture.run("/usr/bin/cc", arguments), built.status == 0 else { return nil }
+        // Built under a name of its own, then renamed: another test process
+        // may be running the one already there.
+        guard let built = try? DaemonFixture.run("/usr/bin/cc", arguments), built.status == 0, rename(building, output) == 0 else {
+            unlink(building)
+            return nil
+        }
         return output
     }()
 
@@ -194,11 +202,11 @@ struct RealNotificationClientsTests {
             match = { actionable = true }
             set = { dismissible = false }
             """
-        let directory = FileManager.default.temporaryDirectory.appending(path: "toastd-rules-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let file = directory.appending(path: "config.toml")
-        try config.write(to: file, atomically: true, encoding: .utf8)
-        let daemon = try DaemonFixture(arguments: ["--freedesktop", "--config", file.path], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        let directory = try TemporaryDirectory(prefix: "toastd-rules")
+        defer { directory.remove() }
+        let file = directory.path + "/config.toml"
+        try config.write(toFile: file, atomically: true, encoding: .utf8)
+        let daemon = try DaemonFixture(arguments: ["--freedesktop", "--config", file], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
         _ = FreedesktopBridgeTests.waitForBridge(daemon, "serving")
         let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address, "TOASTD_SOCKET": daemon.socket]
         func send(_ arguments: String...) throws -> JSONValue? {

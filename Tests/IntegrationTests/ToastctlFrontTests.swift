@@ -3,6 +3,7 @@ import Foundation
 import PropertyBased
 import Testing
 import ToastKit
+import ToastSystem
 
 /// toastctl's front (Sources/toastctl): the plain form of `add` sent by a
 /// 35 KB program, everything else by the full toastctl it runs. Whatever
@@ -194,17 +195,20 @@ final class RecordingServer: @unchecked Sendable {
     }
 
     let path: String
-    private let directory: String
+    private let directory: TemporaryDirectory
     private let fd: Int32
-    private let answer: Answer
-    private let lock = NSLock()
-    private var lines: [Received] = []
+    private let recorder = Recorder()
+
+    /// What the serving thread shares with the tests; the thread holds this,
+    /// not the server, so that dropping the server ends the thread.
+    private final class Recorder: @unchecked Sendable {
+        let lock = NSLock()
+        var lines: [Received] = []
+    }
 
     init(answer: Answer = .asToastd) throws {
-        self.answer = answer
-        directory = FileManager.default.temporaryDirectory.appending(path: "toastctl-rec-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        path = directory + "/toastd.sock"
+        directory = try TemporaryDirectory(prefix: "toastctl-rec")
+        path = directory.path + "/toastd.sock"
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -212,25 +216,33 @@ final class RecordingServer: @unchecked Sendable {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard fd >= 0, bound == 0, listen(fd, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
-        let thread = Thread { [self] in serve() }
+        guard fd >= 0, bound == 0, listen(fd, 16) == 0 else {
+            directory.remove()
+            throw POSIXError(.EADDRINUSE)
+        }
+        let (listening, recorder) = (fd, recorder)
+        let thread = Thread { Self.serve(listening, answer: answer, recorder: recorder) }
         thread.start()
     }
 
+    /// Wakes the thread's `accept`, which then closes the socket (closed
+    /// here, its number could be another test's by the time `accept` ran).
     deinit {
         shutdown(fd, Int32(SHUT_RDWR))
-        close(fd)
-        try? FileManager.default.removeItem(atPath: directory)
+        directory.remove()
     }
 
-    var received: [Received] { lock.withLock { lines } }
+    var received: [Received] { recorder.lock.withLock { recorder.lines } }
 
-    func reset() { lock.withLock { lines = [] } }
+    func reset() { recorder.lock.withLock { recorder.lines = [] } }
 
-    private func serve() {
+    private static func serve(_ fd: Int32, answer: Answer, recorder: Recorder) {
         while true {
             let client = accept(fd, nil, nil)
-            guard client >= 0 else { return }
+            guard client >= 0 else {
+                close(fd)
+                return
+            }
             // SO_PEERCRED: pid, uid, gid.
             var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
             var length = socklen_t(MemoryLayout.size(ofValue: credentials))
@@ -240,7 +252,7 @@ final class RecordingServer: @unchecked Sendable {
             var byte: UInt8 = 0
             while read(client, &byte, 1) == 1, byte != 0x0A { line.append(byte) }
             let text = String(decoding: line, as: UTF8.self)
-            lock.withLock { lines.append(Received(line: text, sender: sender)) }
+            recorder.lock.withLock { recorder.lines.append(Received(line: text, sender: sender)) }
             var reply: String?
             switch answer {
             case .asToastd:

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import Testing
+import ToastSystem
 
 @testable import ToastKit
 
@@ -9,9 +10,10 @@ struct ToastConnectionTests {
     /// A connection to a Unix socket in a fresh directory, and the peer's
     /// end of it (the caller closes it).
     static func connected() throws -> (connection: ToastConnection, peer: Int32) {
-        let directory = FileManager.default.temporaryDirectory.appending(path: "toastconn-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let path = directory.appending(path: "s").path
+        // The socket's directory goes once the two ends are connected.
+        let directory = try TemporaryDirectory(prefix: "toastconn")
+        defer { directory.remove() }
+        let path = directory.path + "/s"
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Testing
 import ToastDaemon
+import ToastSystem
 
 @testable import ToastKit
 
@@ -14,12 +15,12 @@ struct ToastSessionInProcessTests {
     final class InProcessDaemon: @unchecked Sendable {
         let socket: String
         let server: ToastServer
+        private let directory: TemporaryDirectory
         private let finished = DispatchSemaphore(value: 0)
 
         init() throws {
-            let directory = FileManager.default.temporaryDirectory.appending(path: "toastkit-\(UUID().uuidString.prefix(8))")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            socket = directory.appending(path: "toastd.sock").path
+            directory = try TemporaryDirectory(prefix: "toastkit")
+            socket = directory.path + "/toastd.sock"
             var logger = Logger(label: "toastd")
             logger.logLevel = .critical
             var options = DaemonOptions(socketPath: socket)
@@ -44,6 +45,7 @@ struct ToastSessionInProcessTests {
         func stop() {
             server.stop(reason: "test")
             finished.wait()
+            directory.remove()
         }
     }
 

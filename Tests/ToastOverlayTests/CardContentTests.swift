@@ -2,6 +2,7 @@
 import Testing
 import ToastOverlay
 import ToastProtocol
+import ToastSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -53,16 +54,16 @@ import Glibc
         toast.image = .path("file:///tmp/a%20b.png")
         #expect(CardContent(record: record(toast), now: 0, icons: &icons).icon == .file("/tmp/a b.png"))
         // A theme name, found in a theme laid out as the specification says.
-        let root = "/tmp/toast-overlay-icons-\(getpid())"
-        for directory in [root, root + "/hicolor", root + "/hicolor/48x48", root + "/hicolor/48x48/apps"] { mkdir(directory, 0o755) }
-        let file = root + "/hicolor/48x48/apps/org.example.Mail.png"
-        close(creat(file, 0o644))
-        defer { unlink(file) }
+        let icons = try TemporaryDirectory(prefix: "toast-overlay-icons")
+        defer { icons.remove() }
+        let root = icons.path
+        for directory in [root + "/hicolor", root + "/hicolor/48x48", root + "/hicolor/48x48/apps"] { mkdir(directory, 0o755) }
+        close(creat(root + "/hicolor/48x48/apps/org.example.Mail.png", 0o644))
         // An XDG_DATA_DIRS entry holds an `icons` directory: a link to the root.
-        let data = "/tmp/toast-overlay-data-\(getpid())"
-        mkdir(data, 0o755)
+        let dataDirectory = try TemporaryDirectory(prefix: "toast-overlay-data")
+        defer { dataDirectory.remove() }
+        let data = dataDirectory.path
         symlink(root, data + "/icons")
-        defer { unlink(data + "/icons"); rmdir(data) }
         var theme = IconTheme(theme: "Adwaita", environment: ["XDG_DATA_HOME": "/nonexistent", "XDG_DATA_DIRS": data])
         let named = CardContent(record: record(Toast(message: "x", icon: "org.example.Mail")), now: 0, icons: &theme)
         #expect(named.icon == .file(data + "/icons/hicolor/48x48/apps/org.example.Mail.png"))
