@@ -43,9 +43,9 @@ ensure_packages "${needs[@]}"
 
 build_release --product toastd
 # The swift-nio floor of the start-up benchmark, built, linked and stripped as toastd is.
-ordered_link toastd
+release_flags toastd
 quiet_build -c release --scratch-path .build-static-stdlib --product nio-echo --static-swift-stdlib \
-    "${ORDERED_LINK[@]}" -Xlinker -z -Xlinker pack-relative-relocs
+    "${RELEASE_FLAGS[@]}" "${DYNAMIC_LINK[@]}"
 mkdir -p .build-bench
 strip --strip-all -o .build-bench/nio-echo "$(swift build -c release --scratch-path .build-static-stdlib --show-bin-path | tail -n 1)/nio-echo"
 swift build -c release --product toast-bench 2>&1 | grep -Ev '^\[|^Building|^Compiling|^Write|^Planning' || true

@@ -15,25 +15,39 @@
 # (toast-bench, and a toastd linked the default way for section 4's row).
 RELEASE_TOOLS=(toastd toast-tail toast-notify toast-overlay)
 
-# Every tool is linked by lld with its functions in the order of
-# scripts/TOOL.order (written by scripts/order-hot-code.sh): toastd's
-# (shared by the tools linked with the Swift runtime) lists every function
-# a request runs first, then start-up's; toastctl's, every function its
-# commands run. Serving a request then touches a few hundred KiB of
-# contiguous code instead of pages spread over the whole binary, which
-# matters most after a rest, when the page cache has let go of them
-# (docs/BENCHMARKS.md, "At rest"). That needs each function in a section of
-# its own, and the functions LLVM leaves without a symbol placed by
-# toastd-private-code.ld. The dynamically linked tools pack their
-# relative relocations (DT_RELR, glibc 2.36): 100,000 of them took 2.3 MB
-# of toastd and were read at every start.
-ordered_link() {
-    ORDERED_LINK=(
+# The flags of every release build of tool $1 (RELEASE_FLAGS):
+#
+# - Linked by lld with its functions in the order of scripts/TOOL.order
+#   (written by scripts/order-hot-code.sh): toastd's (shared by the tools
+#   linked with the Swift runtime) lists every function a request runs
+#   first, then start-up's; toastctl's, every function its commands run.
+#   Serving a request then touches a few hundred KiB of contiguous code
+#   instead of pages spread over the whole binary, which matters most after
+#   a rest, when the page cache has let go of them (docs/BENCHMARKS.md, "At
+#   rest"). That needs each function in a section of its own, and the
+#   functions LLVM leaves without a symbol placed by toastd-private-code.ld.
+# - Concrete generic types' metadata made by their accessors, with the
+#   conformances they need passed in, rather than from a mangled name that
+#   the runtime demangles and whose requirements it checks by scanning every
+#   conformance record of the binary (4,589 in toastd): a start of toastd
+#   to its first reply ran 16.0M instructions, 6.4M of them in those scans,
+#   and runs 11.6M with this and --no-export-dynamic below
+#   (docs/BENCHMARKS.md, "Start-up without the runtime's searches").
+#
+# DYNAMIC_LINK adds what the dynamically linked tools take: their relative
+# relocations packed (DT_RELR, glibc 2.36: 100,000 of them took 2.3 MB of
+# toastd and were read at every start), and no symbol of theirs exported
+# (the toolchain's static-stdlib link exports all 13,000 of toastd's: 1.2
+# MB of tables, and each library's lookups at start went through them).
+release_flags() {
+    RELEASE_FLAGS=(
         -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xswiftc -use-ld=lld
         -Xlinker "--symbol-ordering-file=$PWD/scripts/$1.order" -Xlinker --no-warn-symbol-ordering
         -Xlinker "--script=$PWD/scripts/toastd-private-code.ld"
+        -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
     )
 }
+DYNAMIC_LINK=(-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic)
 
 # Removes $2 when $1.order or the linker script is newer: SwiftPM does not
 # know them, so a new order would otherwise not be linked.
@@ -42,9 +56,9 @@ relink_if_reordered() {
 }
 
 # Empties the scratch path $1 when it was built with other flags than the
-# rest of the arguments: SwiftPM recompiles nothing when only flags change,
-# so objects built without function sections would stay and the order
-# would silently not apply to them.
+# rest of the arguments: SwiftPM recompiles and relinks nothing when only
+# flags change, so objects built without function sections would stay and
+# the order would silently not apply to them.
 same_flags() {
     local scratch="$1"
     shift
@@ -58,21 +72,21 @@ build_release() {
     quiet_build -c release "$@"
     RELEASE_BIN="$(swift build -c release --show-bin-path | tail -n 1)"
     local product
-    ordered_link toastd
-    same_flags .build-static-stdlib "${ORDERED_LINK[@]}"
+    release_flags toastd
+    same_flags .build-static-stdlib "${RELEASE_FLAGS[@]}" "${DYNAMIC_LINK[@]}"
     for product in "${RELEASE_TOOLS[@]}"; do
         relink_if_reordered toastd ".build-static-stdlib/release/$product"
         quiet_build -c release --scratch-path .build-static-stdlib --product "$product" --static-swift-stdlib \
-            "${ORDERED_LINK[@]}" -Xlinker -z -Xlinker pack-relative-relocs
+            "${RELEASE_FLAGS[@]}" "${DYNAMIC_LINK[@]}"
     done
     local static_stdlib static
     static_stdlib="$(swift build -c release --scratch-path .build-static-stdlib --show-bin-path | tail -n 1)"
     # The linker warns that getpwuid_r and friends want the same glibc at run
     # time; toastctl calls none of them.
-    ordered_link toastctl
-    same_flags .build-static "${ORDERED_LINK[@]}"
+    release_flags toastctl
+    same_flags .build-static "${RELEASE_FLAGS[@]}"
     relink_if_reordered toastctl .build-static/release/toastctl-full
-    quiet_build -c release --scratch-path .build-static --product toastctl-full -Xswiftc -static-executable "${ORDERED_LINK[@]}"
+    quiet_build -c release --scratch-path .build-static --product toastctl-full -Xswiftc -static-executable "${RELEASE_FLAGS[@]}"
     static="$(swift build -c release --scratch-path .build-static --show-bin-path | tail -n 1)"
     # toastctl's front: Embedded Swift, built the default way (it links only the C library).
     quiet_build -c release --product toastctl
