@@ -96,9 +96,8 @@ public final class PrivateBus: Sendable {
         if ownsDirectory.withLock({ $0 }) { Self.remove(directory) }
     }
 
-    /// What a bus leaves in its directory, then the directory. Whatever
-    /// else a test wrote there is its own to remove (the directory stays).
-    /// The directory and what a test put in it (its service files).
+    /// The directory, with what the bus left in it and what a test put
+    /// there (its service files).
     private static func remove(_ directory: String) {
         TemporaryDirectory.removeTree(directory)
     }
