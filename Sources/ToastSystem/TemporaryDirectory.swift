@@ -21,11 +21,6 @@ public struct TemporaryDirectory: Sendable {
         path = String(cString: made)
     }
 
-    /// Takes over a directory the caller made itself: `remove()` removes it.
-    public init(adopting path: String) {
-        self.path = path
-    }
-
     /// Removes the directory and everything in it; false if something was
     /// left (a file another process still creates, or no permission).
     @discardableResult
