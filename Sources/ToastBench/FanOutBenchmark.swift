@@ -205,9 +205,7 @@ public enum FanOutBenchmark {
 
         /// Starts `count` viewers, their files in a new directory under `parent`.
         init(executable: String, socket: String, count: Int, samples: Int, tag: String, parent: String = "/tmp") throws {
-            var template = Array("\(parent)/toast-bench-viewers-XXXXXX".utf8CString)
-            guard let made = mkdtemp(&template) else { throw BenchError("mkdtemp: errno \(errno)") }
-            directory = String(cString: made)
+            directory = try TemporaryDirectory(prefix: "toast-bench-viewers", in: parent).path
             var started: [ChildProcess] = []
             do {
                 for index in 0..<count {
@@ -221,7 +219,7 @@ public enum FanOutBenchmark {
             } catch {
                 // Not yet initialized, so no deinit: stop the viewers already
                 // started here (the one that failed may have made its file).
-                Self.stop(started, files: started.count + 1, directory: directory)
+                Self.stop(started, directory: directory)
                 throw error
             }
             processes = started
@@ -236,14 +234,13 @@ public enum FanOutBenchmark {
         }
 
         deinit {
-            Self.stop(processes, files: processes.count, directory: directory)
+            Self.stop(processes, directory: directory)
         }
 
-        /// Ends the viewers and removes the first `files` files and the directory.
-        static func stop(_ processes: [ChildProcess], files: Int, directory: String) {
+        /// Ends the viewers and removes their directory, files and all.
+        static func stop(_ processes: [ChildProcess], directory: String) {
             for process in processes { process.terminate() }
-            for index in 0..<files { unlink("\(directory)/\(index)") }
-            rmdir(directory)
+            TemporaryDirectory.removeTree(directory)
         }
 
         /// Each viewer's arrival times, once all have exited.

@@ -12,23 +12,29 @@ public final class ServerUnderTest: @unchecked Sendable {
     public let socket: String
     public let process: ChildProcess
     /// The server's socket, log and state: removed, state and all, at `stop`.
-    public let directory: String
     private let temporary: TemporaryDirectory
+    public var directory: String { temporary.path }
 
     /// Starts `executable` with `arguments`, where "{socket}" stands for the
     /// socket path and "{state}" for a state directory of its own, and waits
     /// until the socket accepts connections.
     public init(name: String, executable: String, arguments: [String], environment: [String: String] = [:]) throws {
-        temporary = try TemporaryDirectory(prefix: "toast-bench")
-        directory = temporary.path
-        socket = directory + "/s.sock"
+        let temporary = try TemporaryDirectory(prefix: "toast-bench")
+        self.temporary = temporary
+        let socket = temporary.path + "/s.sock"
+        self.socket = socket
         self.name = name
-        let socket = socket
-        let state = directory + "/state"
-        process = try ChildProcess(
-            executable, arguments.map { $0 == "{socket}" ? socket : $0 == "{state}" ? state : $0 },
-            output: directory + "/log", environment: environment
-        )
+        let state = temporary.path + "/state"
+        do {
+            process = try ChildProcess(
+                executable, arguments.map { $0 == "{socket}" ? socket : $0 == "{state}" ? state : $0 },
+                output: temporary.path + "/log", environment: environment
+            )
+        } catch {
+            // Not yet initialized, so no deinit to remove it.
+            temporary.remove()
+            throw error
+        }
         // Up to a minute: a restart reads its state back (100,000 toasts, in a debug build, take seconds).
         for _ in 0..<6_000 {
             if let probe = try? LineSocket(path: socket) {
