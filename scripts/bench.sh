@@ -44,8 +44,9 @@ ensure_packages "${needs[@]}"
 build_release --product toastd
 # The swift-nio floor of the start-up benchmark, built, linked and stripped as toastd is.
 release_flags toastd
+static_cxx
 quiet_build -c release --scratch-path .build-static-stdlib --product nio-echo --static-swift-stdlib \
-    "${RELEASE_FLAGS[@]}" "${DYNAMIC_LINK[@]}"
+    "${RELEASE_FLAGS[@]}" "${DYNAMIC_LINK[@]}" "${STATIC_CXX[@]}"
 mkdir -p .build-bench
 strip --strip-all -o .build-bench/nio-echo "$(swift build -c release --scratch-path .build-static-stdlib --show-bin-path | tail -n 1)/nio-echo"
 swift build -c release --product toast-bench 2>&1 | grep -Ev '^\[|^Building|^Compiling|^Write|^Planning' || true
