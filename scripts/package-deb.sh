@@ -59,8 +59,12 @@ Comment: The binaries also hold, linked in: the Swift runtime, its standard
  library and FoundationEssentials (Apache-2.0 with the Runtime Library
  Exception, https://swift.org/LICENSE.txt); swift-nio, swift-argument-parser,
  swift-log, swift-collections, swift-atomics and swift-system (Apache-2.0,
- the text below); and toml++ by Mark Gillard (Expat, in toastd and
- toast-overlay), whose license is:
+ the text below); GCC's libstdc++ (GPL-3 with the GCC Runtime Library
+ Exception, /usr/share/common-licenses/GPL-3) in every tool but toast-overlay
+ and toastctl's front, and the GNU C library (LGPL-2.1,
+ /usr/share/common-licenses/LGPL-2.1) in the fully static toastctl-full; and
+ toml++ by Mark Gillard (Expat, in toastd and toast-overlay), whose license
+ is:
  .
  Permission is hereby granted, free of charge, to any person obtaining a
  copy of this software and associated documentation files (the "Software"),
