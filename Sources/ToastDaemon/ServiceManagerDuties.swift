@@ -16,7 +16,10 @@ import Glibc
 /// does not wait for it, the code pages start-up touched let go of, once
 /// (`CodePages`): at once, or, when a client is already waiting on the
 /// inherited socket (the one whose connection started toastd), a moment
-/// later, once it has its answer. Then STATUS= when the status changed, at
+/// later, once it has its answer; and on that thread, the pages of the
+/// toastctl beside toastd held in memory (`ClientPages`), so that a
+/// session's first `toastctl add` after a rest does not wait on the disk.
+/// Then STATUS= when the status changed, at
 /// most once a second (`RestTimers`), armed by steps and not repeating, so an idle
 /// toastd does not wake. And WATCHDOG=1 at half the watchdog interval, from
 /// the event loop itself, so that a wedged loop stops the pings and is
@@ -109,13 +112,19 @@ final class ServiceManagerDuties: DaemonService, @unchecked Sendable {
     /// run and then stay: letting go again after each quiet spell made the
     /// first toast after every rest fault them in again (BENCHMARKS.md,
     /// "At rest"). `TOASTD_KEEP_CODE_PAGES` keeps them, for that benchmark.
+    /// Then, on the same thread, toastctl's pages are held (`ClientPages`).
     private func releaseStartUpCode(when: String) {
-        guard getenv("TOASTD_KEEP_CODE_PAGES") == nil else { return }
+        let keep = getenv("TOASTD_KEEP_CODE_PAGES") != nil
         let logger = logger
         // A thread that ends when it is done: a Dispatch worker stayed and woke once a second.
         DetachedThread.start {
-            let released = CodePages.release()
-            logger.debug("let go of start-up code pages", metadata: ["KiB": "\(released / 1024)", "when": "\(when)"])
+            if !keep {
+                let released = CodePages.release()
+                logger.debug("let go of start-up code pages", metadata: ["KiB": "\(released / 1024)", "when": "\(when)"])
+            }
+            if let held = ClientPages.holdSibling() {
+                logger.debug("holding toastctl's pages", metadata: ["path": "\(held.path)", "KiB": "\(held.length / 1024)"])
+            }
         }
     }
 }

@@ -24,13 +24,14 @@ final class DaemonFixture: @unchecked Sendable {
     /// removed with the daemon's own.
     var alsoRemoved: [TemporaryDirectory] = []
 
-    init(arguments: [String] = [], environment: [String: String] = [:]) throws {
+    /// `executable`: another toastd than the build's (a link to it elsewhere).
+    init(arguments: [String] = [], environment: [String: String] = [:], executable: String? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appending(path: "toastd-it-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // A test may name its own socket; the last --socket is the one toastd takes.
         let named = arguments.lastIndex(of: "--socket").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
         socket = named ?? directory.appending(path: "toastd.sock").path
-        process.executableURL = Self.binaryDirectory.appending(path: "toastd")
+        process.executableURL = executable.map { URL(filePath: $0) } ?? Self.binaryDirectory.appending(path: "toastd")
         // A state directory of its own: toastd is durable by default, and
         // a state directory takes one daemon at a time.
         let state = arguments.contains("--ephemeral") || arguments.contains("--state-dir") ? [] : ["--state-dir", stateDirectory]
