@@ -198,17 +198,20 @@ extension BenchmarkSuite {
         let copies = try TemporaryDirectory(prefix: "toast-bench-rest").path
         for kind in Resting.Kind.allCases {
             for _ in 0..<(kind == .shipped || kind == .kept ? 3 : 2) {
-                let copy = copies + "/\(daemons.count)-" + (kind == .cEcho ? "echo" : "toastd")
+                // Each toastd in a directory of its own beside its own copy
+                // of toastctl, as in an install, so that it holds that
+                // copy's pages (ClientPages) and its PSS counts them.
+                let directory = copies + "/\(daemons.count)"
+                _ = try ChildProcess.time("/bin/mkdir", [directory])
+                let copy = directory + (kind == .cEcho ? "/echo" : "/toastd")
                 _ = try ChildProcess.time("/bin/cp", [kind == .cEcho ? programs.cEcho : programs.toastd, copy])
+                if kind != .cEcho { _ = try ChildProcess.time("/bin/cp", [programs.toastctl, directory + "/toastctl"]) }
                 let server =
                     kind == .cEcho
                     ? try ServerUnderTest(name: "c-echo", executable: copy, arguments: ["{socket}"])
                     : try startToastd(environment: kind == .kept ? ["TOASTD_KEEP_CODE_PAGES": "1"] : [:], executable: copy)
                 var client = kind == .shippedCClient || kind == .cEcho ? programs.cOneShot : programs.toastctl
-                if kind == .sessionFirst {
-                    client = copies + "/\(daemons.count)-toastctl"
-                    _ = try ChildProcess.time("/bin/cp", [programs.toastctl, client])
-                }
+                if kind == .sessionFirst { client = directory + "/toastctl" }
                 let daemon = Resting.Daemon(server: server, kind: kind, client: client)
                 _ = try wake(daemon, "before the rest")
                 daemons.append(daemon)
