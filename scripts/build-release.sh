@@ -53,8 +53,8 @@ DYNAMIC_LINK=(-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dyn
 # archive into a tool instead of loading libstdc++.so. The Swift runtime and
 # toml++ need it, and as a shared library its 3,300 symbol relocations were
 # 40% of the dynamic loader's work at every start (a start of toastd to its
-# first reply ran 11.6M instructions, 1.8M fewer with this, and took 1.3 to
-# 1.7 ms less: docs/BENCHMARKS.md, "The C++ library linked in"). The linker
+# first reply ran 11.6M instructions, 1.9M fewer with this, and took 1.0 to
+# 2.2 ms less: docs/BENCHMARKS.md, "The C++ library linked in"). The linker
 # looks for -lstdc++ in each directory in turn, the shared library before
 # the archive, so a directory holding only the archive, searched first,
 # decides it; it is the archive of the GCC the toolchain's clang links
