@@ -59,7 +59,15 @@ public final class ToastServer: @unchecked Sendable {
         )
         let lifecycle = self.lifecycle
         if options.handlesSignals { installSignalHandlers() }
-        try hub.loop.flatSubmit { [services] in lifecycle.start(services) }.wait()
+        do {
+            try hub.loop.flatSubmit { [services] in lifecycle.start(services) }.wait()
+        } catch {
+            // Those that started before the one that failed are stopping
+            // (the hub puts its last steps on disk): the loop must outlive
+            // them, or their completions find it shut down.
+            try? lifecycle.finished.wait()
+            throw error
+        }
         try lifecycle.finished.wait()
     }
 
