@@ -202,7 +202,9 @@ extension BenchmarkSuite {
                 // of toastctl, as in an install, so that it holds that
                 // copy's pages (ClientPages) and its PSS counts them.
                 let directory = copies + "/\(daemons.count)"
-                _ = try ChildProcess.time("/bin/mkdir", [directory])
+                guard mkdir(directory, 0o700) == 0 else {
+                    throw BenchError("cannot make \(directory): \(String(cString: strerror(errno)))")
+                }
                 let copy = directory + (kind == .cEcho ? "/echo" : "/toastd")
                 _ = try ChildProcess.time("/bin/cp", [kind == .cEcho ? programs.cEcho : programs.toastd, copy])
                 if kind != .cEcho { _ = try ChildProcess.time("/bin/cp", [programs.toastctl, directory + "/toastctl"]) }
