@@ -32,6 +32,25 @@ public enum SocketActivation {
         }
     }
 
+    /// The process the service manager passed its sockets to, when that is
+    /// not this one: a wrapper that started toastd without `exec`. Then
+    /// `listeningSockets()` rightly passes nothing (sd_listen_fds(3) checks
+    /// LISTEN_PID), and removes the variables, so this is read before it.
+    public static func foreignRecipient() -> Int32? {
+        foreignRecipient(
+            listenFDs: getenv("LISTEN_FDS").map { String(cString: $0) },
+            listenPID: getenv("LISTEN_PID").map { String(cString: $0) },
+            pid: getpid()
+        )
+    }
+
+    static func foreignRecipient(listenFDs: String?, listenPID: String?, pid: Int32) -> Int32? {
+        guard let listenFDs, let count = Int(listenFDs), count > 0,
+            let listenPID, let recipient = Int32(listenPID), recipient > 0, recipient != pid
+        else { return nil }
+        return recipient
+    }
+
     /// Whether `fd` is a listening Unix stream socket (sd_is_socket_unix(3)).
     public static func isListeningUnixStream(_ fd: Int32) -> Bool {
         sd_is_socket_unix(fd, Int32(SOCK_STREAM.rawValue), 1, nil, 0) > 0

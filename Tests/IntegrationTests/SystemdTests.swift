@@ -155,6 +155,32 @@ struct SystemdTests {
         #expect(FileManager.default.fileExists(atPath: socketPath))
     }
 
+    /// A wrapper that starts toastd without `exec`: the sockets were passed
+    /// to the wrapper's process, so toastd must not serve them, and says why
+    /// before it finds the socket taken.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate")))
+    func aWrapperThatDoesNotExecToastdIsNamed() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let socket = directory.appending(path: "toastd.sock").path
+        let log = directory.appending(path: "toastd.log").path
+        let pid = try DaemonFixture.spawn(
+            "/usr/bin/systemd-socket-activate",
+            [
+                "-l", socket, "/bin/sh", "-c", "\"$0\" \"$@\"; exit $?", DaemonFixture.binaryDirectory.appending(path: "toastd").path,
+                "--socket", socket, "--log-level", "warning", "--log-target", "stderr", "--state-dir", directory.appending(path: "state").path,
+            ],
+            environment: ["SWIFT_BACKTRACE": "enable=no", "XDG_CONFIG_HOME": directory.path], stderr: log)
+        for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
+        // A connection starts the wrapper; it is never answered, the socket being no toastd's.
+        #expect(SocketFileProbe.accepting(socket))
+        #expect(DaemonFixture.wait(pid) == 1)
+        let output = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(output.contains("passed its sockets to process \(pid), not to toastd"), "\(output)")
+        #expect(output.contains("exec it from the wrapper"))
+        #expect(output.contains("already running"))
+    }
+
     /// The code pages start-up touched are let go of (`CodePages`) at once,
     /// unless a client already waits on the inherited socket, the one whose
     /// connection started toastd: then only once it has its answer, so that

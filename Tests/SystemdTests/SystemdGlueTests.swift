@@ -45,6 +45,18 @@ struct SystemdGlueTests {
         #expect(SocketActivation.listeningSockets().isEmpty)
     }
 
+    /// LISTEN_FDS meant for another process: toastd says so, since it then
+    /// serves no inherited socket.
+    @Test func socketsPassedToAnotherProcessAreNamed() {
+        #expect(SocketActivation.foreignRecipient(listenFDs: "1", listenPID: "41", pid: 42) == 41)
+        #expect(SocketActivation.foreignRecipient(listenFDs: "1", listenPID: "42", pid: 42) == nil, "they are ours")
+        #expect(SocketActivation.foreignRecipient(listenFDs: nil, listenPID: "41", pid: 42) == nil)
+        #expect(SocketActivation.foreignRecipient(listenFDs: "0", listenPID: "41", pid: 42) == nil, "none passed")
+        #expect(SocketActivation.foreignRecipient(listenFDs: "1", listenPID: nil, pid: 42) == nil)
+        #expect(SocketActivation.foreignRecipient(listenFDs: "1", listenPID: "x", pid: 42) == nil)
+        #expect(SocketActivation.foreignRecipient(listenFDs: "1", listenPID: "-1", pid: 42) == nil)
+    }
+
     /// JOURNAL_STREAM names stderr's device and inode under systemd; only a
     /// match means stderr is the journal.
     @Test func stderrIsTheJournalOnlyWhenJournalStreamNamesIt() {
