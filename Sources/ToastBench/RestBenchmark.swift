@@ -150,6 +150,12 @@ extension BenchmarkSuite {
     public struct Resting {
         /// Who rests, and which client wakes it.
         enum Kind: CaseIterable {
+            /// bench/echo.c woken by bench/oneshot.c before any other daemon:
+            /// the first request after the rest wakes the machine too (its
+            /// caches, its idle vCPU), whatever the server, and that cost
+            /// fell on the group woken first, a session's first add. It is
+            /// measured here, on the floor, and paid by none of the groups.
+            case firstWake
             /// toastd as shipped, woken by a copy of toastctl that rested as
             /// long (nothing ran it): a session's first `toastctl add`, the
             /// issue's figure.
@@ -163,8 +169,32 @@ extension BenchmarkSuite {
             /// bench/echo.c woken by bench/oneshot.c: what any process pays to wake after a rest on this machine.
             case cEcho
 
+            /// How many of the kind rest.
+            var count: Int {
+                switch self {
+                case .firstWake: 1
+                case .shipped, .kept: 3
+                case .sessionFirst, .shippedCClient, .cEcho: 2
+                }
+            }
+
+            var isEcho: Bool { self == .firstWake || self == .cEcho }
+
+            /// Its name in the list of wakes.
+            var short: String {
+                switch self {
+                case .firstWake: "first wake (C echo)"
+                case .sessionFirst: "session's first"
+                case .shipped: "shipped"
+                case .kept: "kept"
+                case .shippedCClient: "C client"
+                case .cEcho: "C echo"
+                }
+            }
+
             var label: String {
                 switch self {
+                case .firstWake: "C line echo woken before every other daemon (the machine's first wake after the rest)"
                 case .sessionFirst: "toastd as shipped; a toastctl that rested as long (a session's first toastctl add)"
                 case .shipped: "toastd as shipped (start-up's code pages let go once ready); toastctl add, warm"
                 case .kept: "toastd, code pages kept (TOASTD_KEEP_CODE_PAGES=1); toastctl add, warm"
@@ -190,14 +220,15 @@ extension BenchmarkSuite {
     }
 
     /// Starts the resting servers (three each of toastd as shipped and
-    /// keeping its code pages woken by a warm toastctl, two of the others;
+    /// keeping its code pages woken by a warm toastctl, two of the others,
+    /// and the C echo woken first of all;
     /// two copies of toastctl for the session's first add), each after one
     /// request, as a session's first toast; they then rest for `seconds`.
     public func beginRest(seconds: Double) throws -> Resting {
         var daemons: [Resting.Daemon] = []
         let copies = try TemporaryDirectory(prefix: "toast-bench-rest").path
         for kind in Resting.Kind.allCases {
-            for _ in 0..<(kind == .shipped || kind == .kept ? 3 : 2) {
+            for _ in 0..<kind.count {
                 // Each toastd in a directory of its own beside its own copy
                 // of toastctl, as in an install, so that it holds that
                 // copy's pages (ClientPages) and its PSS counts them.
@@ -205,14 +236,14 @@ extension BenchmarkSuite {
                 guard mkdir(directory, 0o700) == 0 else {
                     throw BenchError("cannot make \(directory): \(String(cString: strerror(errno)))")
                 }
-                let copy = directory + (kind == .cEcho ? "/echo" : "/toastd")
-                _ = try ChildProcess.time("/bin/cp", [kind == .cEcho ? programs.cEcho : programs.toastd, copy])
-                if kind != .cEcho { _ = try ChildProcess.time("/bin/cp", [programs.toastctl, directory + "/toastctl"]) }
+                let copy = directory + (kind.isEcho ? "/echo" : "/toastd")
+                _ = try ChildProcess.time("/bin/cp", [kind.isEcho ? programs.cEcho : programs.toastd, copy])
+                if !kind.isEcho { _ = try ChildProcess.time("/bin/cp", [programs.toastctl, directory + "/toastctl"]) }
                 let server =
-                    kind == .cEcho
+                    kind.isEcho
                     ? try ServerUnderTest(name: "c-echo", executable: copy, arguments: ["{socket}"])
                     : try startToastd(environment: kind == .kept ? ["TOASTD_KEEP_CODE_PAGES": "1"] : [:], executable: copy)
-                var client = kind == .shippedCClient || kind == .cEcho ? programs.cOneShot : programs.toastctl
+                var client = kind == .shippedCClient || kind.isEcho ? programs.cOneShot : programs.toastctl
                 if kind == .sessionFirst { client = directory + "/toastctl" }
                 let daemon = Resting.Daemon(server: server, kind: kind, client: client)
                 _ = try wake(daemon, "before the rest")
@@ -237,7 +268,7 @@ extension BenchmarkSuite {
         switch daemon.kind {
         case .sessionFirst, .shipped, .kept: ["add", "--socket", socket, message]
         case .shippedCClient: [socket, message]
-        case .cEcho: [socket, message, "--any-reply"]
+        case .cEcho, .firstWake: [socket, message, "--any-reply"]
         }
     }
 
@@ -282,6 +313,7 @@ extension BenchmarkSuite {
         let memory = resting.daemons.map { ChildProcess.smaps(of: $0.server.process.pid) }
         let wakeups = resting.daemons.indices.map { Double(Self.contextSwitches(resting.daemons[$0].server.process.pid) - before[$0]) * 60 / window }
         var woken = [Woken?](repeating: nil, count: resting.daemons.count)
+        var wakes: [String] = []
         for index in Self.wakeOrder(resting.daemons.map(\.kind)) {
             let daemon = resting.daemons[index]
             let pid = daemon.server.process.pid
@@ -306,6 +338,7 @@ extension BenchmarkSuite {
                 nextCPU: nextCost.cpu / 5 / 1e3,
                 serverFaults: faults, clientFaults: run.majorFaults, clientRead: run.blocksRead
             )
+            wakes.append("\(wakes.count + 1). \(daemon.kind.short) \(Figure.fixed(Double(run.elapsed) / 1e6)) ms (\(Figure.fixed(cpu / 1e3, 0)) µs)")
             daemon.server.stop()
         }
         var verdicts: [String] = []
@@ -332,6 +365,8 @@ extension BenchmarkSuite {
             let cpu = "\(Figure.fixed(firstCPU.median, 0)) / \(Figure.fixed(nextCPU.median, 0))"
             var target = ""
             switch kind {
+            case .firstWake:
+                verdicts.append("the run's first wake, on a C echo server, \(Figure.fixed(first.median)) ms (\(Figure.ratio(ratio)) its next)")
             case .sessionFirst:
                 target = "first ≤ 1.5× next"
                 verdicts.append(
@@ -369,6 +404,7 @@ extension BenchmarkSuite {
                 + "Server CPU: all its threads' (/proc/PID/task/*/schedstat) while the first request ran, and per request over the next five; "
                 + "major faults: the server's over the first request, and its client's, summed over the group's servers.\n"
         )
+        print("The wakes in order, each its first request and the server's CPU for it: " + wakes.joined(separator: "; ") + ".\n")
     }
 
     /// How long the requests measured after a pause wait, each, and how many.

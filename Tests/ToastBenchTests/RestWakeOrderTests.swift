@@ -11,16 +11,25 @@ struct RestWakeOrderTests {
     typealias Kind = BenchmarkSuite.Resting.Kind
 
     /// The groups as `beginRest` starts them.
-    static let kinds: [Kind] = Kind.allCases.flatMap { kind in
-        Array(repeating: kind, count: kind == .shipped || kind == .kept ? 3 : 2)
-    }
+    static let kinds: [Kind] = Kind.allCases.flatMap { kind in Array(repeating: kind, count: kind.count) }
 
     @Test func everyDaemonIsWokenOnceAndTheGroupsTakeTurns() {
         let order = BenchmarkSuite.wakeOrder(Self.kinds)
         #expect(order.sorted() == Array(Self.kinds.indices))
-        // The first round takes one of each group, in order; the second goes backwards.
-        #expect(order.prefix(5).map { Self.kinds[$0] } == Kind.allCases)
-        #expect(order.dropFirst(5).prefix(5).map { Self.kinds[$0] } == Kind.allCases.reversed())
+        // The first round takes one of each group, in order; the second goes
+        // backwards, without the first wake's one daemon.
+        let groups = Kind.allCases.count
+        #expect(order.prefix(groups).map { Self.kinds[$0] } == Kind.allCases)
+        #expect(order.dropFirst(groups).prefix(groups - 1).map { Self.kinds[$0] } == Kind.allCases.dropFirst().reversed())
+    }
+
+    /// The machine's own wake after the rest falls on the C echo woken
+    /// first, not on a session's first add (which it once did, every run).
+    @Test func theFirstWakeIsTheFloorsAndNoGroupsOnly() {
+        let order = BenchmarkSuite.wakeOrder(Self.kinds)
+        #expect(Self.kinds[order[0]] == .firstWake)
+        #expect(Self.kinds.filter { $0 == .firstWake }.count == 1)
+        #expect(!Kind.allCases.dropFirst().contains(.firstWake))
     }
 
     @Test func shippedAndKeptAreWokenAtTheSamePlacesOnAverage() {
