@@ -333,12 +333,13 @@ extension BenchmarkSuite {
                 usleep(useconds_t(Self.pause * 1e6))
                 paused.append(Double(try wake(daemon, "after a pause \(request)").elapsed) / 1e6)
             }
-            woken[index] = Woken(
+            let result = Woken(
                 first: Double(run.elapsed) / 1e6, next: following.median, paused: paused.median, firstCPU: cpu / 1e3,
                 nextCPU: nextCost.cpu / 5 / 1e3,
                 serverFaults: faults, clientFaults: run.majorFaults, clientRead: run.blocksRead
             )
-            wakes.append("\(wakes.count + 1). \(daemon.kind.short) \(Figure.fixed(Double(run.elapsed) / 1e6)) ms (\(Figure.fixed(cpu / 1e3, 0)) µs)")
+            woken[index] = result
+            wakes.append("\(wakes.count + 1). \(daemon.kind.short) \(Figure.fixed(result.first)) ms (\(Figure.fixed(result.firstCPU, 0)) µs)")
             daemon.server.stop()
         }
         var verdicts: [String] = []

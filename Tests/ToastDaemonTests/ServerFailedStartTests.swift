@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import Synchronization
 import Testing
+import ToastSystem
 
 @testable import ToastDaemon
 
@@ -43,9 +44,9 @@ struct ServerFailedStartTests {
 
     @Test("run waits for the earlier services' stops, then throws the failure")
     func waitsForStops() throws {
-        let directory = FileManager.default.temporaryDirectory.appending(path: "toastd-failed-start-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let temporary = try TemporaryDirectory(prefix: "toastd-failed-start")
+        defer { temporary.remove() }
+        let directory = temporary.path
         let gated = GatedService()
         var options = DaemonOptions(socketPath: directory + "/toastd.sock")
         options.handlesSignals = false
