@@ -14,34 +14,42 @@ public enum SocketActivation {
         public var name: String
     }
 
-    /// The inherited sockets, or none. The LISTEN_* variables are removed
-    /// from the environment so that children do not inherit them.
-    public static func listeningSockets() -> [ListeningSocket] {
+    /// What the service manager passed this process.
+    public enum Inheritance: Sendable, Equatable {
+        /// No LISTEN_FDS: toastd binds its own socket.
+        case nothing
+        /// The sockets, in the order the service manager passed them.
+        case sockets([ListeningSocket])
+        /// LISTEN_FDS named another process in LISTEN_PID: a wrapper that
+        /// started toastd without `exec`. sd_listen_fds(3) rightly passes
+        /// nothing then.
+        case passedTo(Int32)
+    }
+
+    /// Reads what the service manager passed, once: the LISTEN_* variables
+    /// are removed from the environment, so that children do not inherit
+    /// them, whichever case this is.
+    public static func inherit() -> Inheritance {
+        let recipient = foreignRecipient(
+            listenFDs: getenv("LISTEN_FDS").map { String(cString: $0) },
+            listenPID: getenv("LISTEN_PID").map { String(cString: $0) },
+            pid: getpid()
+        )
         var names: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
         let count = sd_listen_fds_with_names(1, &names)
-        guard count > 0 else { return [] }
+        if let recipient { return .passedTo(recipient) }
+        guard count > 0 else { return .nothing }
         defer {
             if let names {
                 for index in 0..<Int(count) { free(names[index]) }
                 free(names)
             }
         }
-        return (0..<count).map { index in
-            let name = names?[Int(index)].map { String(cString: $0) } ?? "unknown"
-            return ListeningSocket(fileDescriptor: SD_LISTEN_FDS_START + index, name: name)
-        }
-    }
-
-    /// The process the service manager passed its sockets to, when that is
-    /// not this one: a wrapper that started toastd without `exec`. Then
-    /// `listeningSockets()` rightly passes nothing (sd_listen_fds(3) checks
-    /// LISTEN_PID), and removes the variables, so this is read before it.
-    public static func foreignRecipient() -> Int32? {
-        foreignRecipient(
-            listenFDs: getenv("LISTEN_FDS").map { String(cString: $0) },
-            listenPID: getenv("LISTEN_PID").map { String(cString: $0) },
-            pid: getpid()
-        )
+        return .sockets(
+            (0..<count).map { index in
+                let name = names?[Int(index)].map { String(cString: $0) } ?? "unknown"
+                return ListeningSocket(fileDescriptor: SD_LISTEN_FDS_START + index, name: name)
+            })
     }
 
     static func foreignRecipient(listenFDs: String?, listenPID: String?, pid: Int32) -> Int32? {

@@ -84,12 +84,15 @@ extension ToastdArguments {
                 options.storage = .degraded("\(error)", reopen: { try ToastStore.open(directory: directory, historySize: historySize).0 })
             }
         }
-        if let recipient = SocketActivation.foreignRecipient() {
+        switch SocketActivation.inherit() {
+        case .nothing:
+            break
+        case .passedTo(let recipient):
             logger.warning(
                 "the service manager passed its sockets to process \(recipient), not to toastd (\(getpid())), so toastd does not use them; start toastd itself, or exec it from the wrapper"
             )
-        }
-        if let inherited = SocketActivation.listeningSockets().first {
+        case .sockets(let sockets):
+            let inherited = sockets[0]
             guard SocketActivation.isListeningUnixStream(inherited.fileDescriptor) else {
                 logger.critical("the inherited socket is not a listening Unix stream socket", metadata: ["name": "\(inherited.name)"])
                 throw ExitCode(1)
