@@ -19,13 +19,15 @@ RELEASE_TOOLS=(toastd toast-tail toast-notify toast-overlay)
 #
 # - Linked by lld with its functions in the order of scripts/TOOL.order
 #   (written by scripts/order-hot-code.sh): toastd's (shared by the tools
-#   linked with the Swift runtime) lists every function a request runs
-#   first, then start-up's; toastctl's, every function its commands run.
-#   Serving a request then touches a few hundred KiB of contiguous code
-#   instead of pages spread over the whole binary, which matters most after
-#   a rest, when the page cache has let go of them (docs/BENCHMARKS.md, "At
-#   rest"). That needs each function in a section of its own, and the
-#   functions LLVM leaves without a symbol placed by toastd-private-code.ld.
+#   linked with the Swift runtime) lists every function a plain add runs
+#   first, then those only other requests run, then start-up's; toastctl's,
+#   every function its commands run. An add then touches a few hundred KiB
+#   of contiguous code instead of pages spread over the whole binary, which
+#   matters most after a rest, when every page's first touch is dear
+#   (docs/BENCHMARKS.md, "At rest"). That needs each function in a section
+#   of its own, and the functions LLVM leaves without a symbol placed by
+#   toastd-private-code.ld. (The toolchain's Swift libraries keep most of
+#   their code in one section each, which moves as a whole.)
 # - Concrete generic types' metadata made by their accessors, with the
 #   conformances they need passed in, rather than from a mangled name that
 #   the runtime demangles and whose requirements it checks by scanning every

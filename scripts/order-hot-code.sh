@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: Apache-2.0
 # Writes scripts/toastd.order and scripts/toastctl.order: each tool's
 # functions in the order the linker lays them out (build-release.sh,
-# `--symbol-ordering-file`). toastd's: every function a request runs, the
-# most run first, then every function start-up runs. toastctl's: every
-# function its commands run. The rest of each binary comes after. A request
-# then touches a few hundred KiB of contiguous code, not pages spread over a
-# 69 MB binary, and what start-up alone ran is let go of in one block
-# (docs/BENCHMARKS.md, "At rest").
+# `--symbol-ordering-file`). toastd's: every function one plain `toastctl
+# add` runs (a session's add, after a rest), then every other function a
+# request runs, the most run first, then every function start-up runs.
+# toastctl's: every function its commands run. The rest of each binary
+# comes after. An add then touches a few hundred KiB of contiguous code,
+# not pages spread over a 69 MB binary, and what start-up alone ran is let
+# go of in one block (docs/BENCHMARKS.md, "At rest"). It prints each
+# group's count and size.
 #
 #   bash scripts/order-hot-code.sh
 #
@@ -40,6 +42,14 @@ VALGRIND_PID=$!
 for _ in $(seq 1200); do [ -S "$socket" ] && break; sleep 0.1; done
 sleep 3
 callgrind_control --dump=start-up "$VALGRIND_PID" >/dev/null
+# One plain add, as a session's `toastctl add` sends it through toastctl's
+# front, after a first one (whose connection paid the runtime's one-time
+# lookups) and its deferred commit: the path an add after a rest runs.
+TOASTD_SOCKET="$socket" "$TOASTCTL_BIN" add "first" >/dev/null
+sleep 3
+callgrind_control --dump=first-add "$VALGRIND_PID" >/dev/null
+TOASTD_SOCKET="$socket" "$TOASTCTL_BIN" add "Build finished" >/dev/null
+callgrind_control --dump=one-add "$VALGRIND_PID" >/dev/null
 
 ctl() { "$TOASTCTL_BIN" "$@" --socket "$socket" >/dev/null; }
 "$TOASTCTL_BIN" watch --socket "$socket" >/dev/null &
@@ -79,6 +89,7 @@ functions = sorted(
     if len(fields) == 4 and fields[2] in "tTwW"
 )
 starts = [start for start, _, _ in functions]
+sizes = {name: size for _, size, name in functions}
 
 def function_at(address):
     index = bisect.bisect_right(starts, address) - 1
@@ -112,18 +123,29 @@ def total_cost(paths):
             cost[name] = cost.get(name, 0) + instructions
     return cost
 
-# order.py SYMBOLS FIRST... [-- THEN...]: the functions the FIRST dumps ran,
-# the most run first, then those only the THEN dumps ran.
-arguments = sys.argv[2:]
-first = arguments[: arguments.index("--")] if "--" in arguments else arguments
-then = arguments[len(first) + 1 :]
-first_cost, then_cost = total_cost(first), total_cost(then)
-order = sorted(first_cost, key=lambda name: -first_cost[name])
-order += sorted((name for name in then_cost if name not in first_cost), key=lambda name: -then_cost[name])
+# order.py SYMBOLS GROUP [-- GROUP...]: the functions each group of dumps
+# ran, the most run first, then those only the next group ran, and so on.
+groups, group = [], []
+for argument in sys.argv[2:]:
+    if argument == "--":
+        groups.append(group)
+        group = []
+    else:
+        group.append(argument)
+groups.append(group)
+order, placed = [], set()
+for paths in groups:
+    cost = total_cost(paths)
+    names = sorted((name for name in cost if name not in placed), key=lambda name: -cost[name])
+    order += names
+    placed.update(names)
+    size = sum(sizes.get(name, 0) for name in names)
+    print(f"  {len(names)} functions, {size // 1024} KiB, first run by {' '.join(p.rsplit('/', 1)[-1] for p in paths)}", file=sys.stderr)
 print("\n".join(order))
 EOF
 nm --defined-only --print-size "$work/toastd" >"$work/toastd.symbols"
-python3 "$work/order.py" "$work/toastd.symbols" "$work/callgrind.2" -- "$work/callgrind.1" >scripts/toastd.order
+python3 "$work/order.py" "$work/toastd.symbols" "$work/callgrind.3" -- "$work/callgrind.2" "$work/callgrind.4" -- "$work/callgrind.1" \
+    >scripts/toastd.order
 echo "scripts/toastd.order: $(wc -l <scripts/toastd.order) functions"
 
 # toastctl: each command under callgrind, against a toastd of its own.
