@@ -40,6 +40,12 @@ final class ToastHub: @unchecked Sendable {
     /// the logger is fixed, and asking its handler cost a step's reply copy
     /// and an existential call on every line.
     private let logsToasts: Bool
+    /// The toasts this step added or changed, logged once its writes are
+    /// let out (or handed to the commit thread): formatting and writing a
+    /// log line was 15% of a plain add's instructions, and ran before its
+    /// reply (docs/BENCHMARKS.md, "The add's code laid out first, its log
+    /// line after its reply").
+    private var unlogged: [SchedulerReply] = []
     // `service`, `outbox` and `watchers` are read and changed on every line,
     // and each access of a class's stored property was a dynamic exclusivity
     // check (`swift_beginAccess`, a thread-local lookup; 1.4% of the event
@@ -294,7 +300,7 @@ final class ToastHub: @unchecked Sendable {
         guard let connection = connections[id] else { return }
         let now = clock.now()
         var response = service.respond(toLine: line.readableBytesView, from: id, now: now)
-        if logsToasts { log(response.schedulerReply) }
+        if logsToasts { noteForLog(response.schedulerReply) }
         if let change = response.historyChange { persistence.note(change) }
         // The scheduler's answers (which come with no directive) are encoded
         // once the step is committed. The response waits for that without
@@ -332,7 +338,15 @@ final class ToastHub: @unchecked Sendable {
         apply(response.effects)
     }
 
-    private func log(_ reply: SchedulerReply?) {
+    private func noteForLog(_ reply: SchedulerReply?) {
+        guard let reply else { return }
+        switch reply {
+        case .added, .updated: unlogged.append(reply)
+        default: break
+        }
+    }
+
+    private func log(_ reply: SchedulerReply) {
         switch reply {
         case .added(let record, _, _), .updated(let record):
             var isNew = false
@@ -369,7 +383,7 @@ final class ToastHub: @unchecked Sendable {
             return
         }
         let response = service.respond(to: envelope, defaultSource: source, now: clock.now())
-        if logsToasts { log(response.schedulerReply) }
+        if logsToasts { noteForLog(response.schedulerReply) }
         if let change = response.historyChange { persistence.note(change) }
         let outcome = response.schedulerResult ?? .failure(ToastError(.invalidRequest, "only commands are carried out in process"))
         localOutcomes.append { completion(outcome) }
@@ -430,6 +444,11 @@ final class ToastHub: @unchecked Sendable {
             for event in events {
                 for watcher in watchers { watcher(event) }
             }
+        }
+        if !unlogged.isEmpty {
+            let replies = unlogged
+            unlogged.removeAll(keepingCapacity: replies.count <= 64)
+            for reply in replies { log(reply) }
         }
     }
 

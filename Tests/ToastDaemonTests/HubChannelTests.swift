@@ -17,8 +17,14 @@ struct HubChannelTests {
         let hub: ToastHub
         static let maxLineBytes = 8_192
 
-        init(bufferBytes: Int = 1 << 20, lagTimeout: TimeAmount = .seconds(10), maxConnections: Int = 8, resumeEvents: Int = 1_000) throws {
-            hub = Self.hub(on: loop, bufferBytes: bufferBytes, lagTimeout: lagTimeout, maxConnections: maxConnections, resumeEvents: resumeEvents)
+        init(
+            bufferBytes: Int = 1 << 20, lagTimeout: TimeAmount = .seconds(10), maxConnections: Int = 8, resumeEvents: Int = 1_000,
+            logger: Logger? = nil
+        ) throws {
+            hub = Self.hub(
+                on: loop, bufferBytes: bufferBytes, lagTimeout: lagTimeout, maxConnections: maxConnections, resumeEvents: resumeEvents,
+                logger: logger
+            )
             Self.start(hub)
             loop.run()
         }
@@ -26,14 +32,15 @@ struct HubChannelTests {
         /// A hub on `loop`, not yet started (`start(_:)`, on its loop).
         static func hub(
             on loop: any EventLoop, bufferBytes: Int = 1 << 20, lagTimeout: TimeAmount = .seconds(10), maxConnections: Int = 8,
-            resumeEvents: Int = 1_000
+            resumeEvents: Int = 1_000, logger: Logger? = nil
         ) -> ToastHub {
             let limits = ToastHub.Limits(
                 maxConnections: maxConnections, subscriberBufferBytes: bufferBytes, lagTimeout: lagTimeout,
                 resumeEvents: resumeEvents, historySize: 10, maxLineBytes: maxLineBytes
             )
-            var logger = Logger(label: "test")
-            logger.logLevel = .warning
+            var quiet = Logger(label: "test")
+            quiet.logLevel = .warning
+            let logger = logger ?? quiet
             // On the EmbeddedEventLoop, every write is encoded on it.
             return ToastHub(loop: loop, configuration: SchedulerConfiguration(), limits: limits, logger: logger, encodesOffLoop: false)
         }
