@@ -20,7 +20,8 @@ RELEASE_TOOLS=(toastd toast-tail toast-notify toast-overlay)
 # - Linked by lld with its functions in the order of scripts/TOOL.order
 #   (written by scripts/order-hot-code.sh): toastd's (shared by the tools
 #   linked with the Swift runtime) lists every function a plain add runs
-#   first, then those only other requests run, then start-up's; toastctl's,
+#   (those before its answer first), then those only other requests run,
+#   then start-up's; toastctl's,
 #   every function its commands run. An add then touches a few hundred KiB
 #   of contiguous code instead of pages spread over the whole binary, which
 #   matters most after a rest, when every page's first touch is dear

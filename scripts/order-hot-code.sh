@@ -3,8 +3,9 @@
 # Writes scripts/toastd.order and scripts/toastctl.order: each tool's
 # functions in the order the linker lays them out (build-release.sh,
 # `--symbol-ordering-file`). toastd's: every function one plain `toastctl
-# add` runs (a session's add, after a rest), then every other function a
-# request runs, the most run first, then every function start-up runs.
+# add` runs until it is answered (a session's add, after a rest), then
+# those it runs after its answer, then every other function a request runs,
+# the most run first, then every function start-up runs.
 # toastctl's: every function its commands run. The rest of each binary
 # comes after. An add then touches a few hundred KiB of contiguous code,
 # not pages spread over a 69 MB binary, and what start-up alone ran is let
@@ -50,6 +51,10 @@ sleep 3
 callgrind_control --dump=first-add "$VALGRIND_PID" >/dev/null
 TOASTD_SOCKET="$socket" "$TOASTCTL_BIN" add "Build finished" >/dev/null
 callgrind_control --dump=one-add "$VALGRIND_PID" >/dev/null
+# What the add runs after its answer: its log line, the connection's close,
+# the journaled step handed to the commit thread, a checkpoint.
+sleep 3
+callgrind_control --dump=after-the-add "$VALGRIND_PID" >/dev/null
 
 ctl() { "$TOASTCTL_BIN" "$@" --socket "$socket" >/dev/null; }
 "$TOASTCTL_BIN" watch --socket "$socket" >/dev/null &
@@ -144,8 +149,8 @@ for paths in groups:
 print("\n".join(order))
 EOF
 nm --defined-only --print-size "$work/toastd" >"$work/toastd.symbols"
-python3 "$work/order.py" "$work/toastd.symbols" "$work/callgrind.3" -- "$work/callgrind.2" "$work/callgrind.4" -- "$work/callgrind.1" \
-    >scripts/toastd.order
+python3 "$work/order.py" "$work/toastd.symbols" "$work/callgrind.3" -- "$work/callgrind.4" -- "$work/callgrind.2" "$work/callgrind.5" \
+    -- "$work/callgrind.1" >scripts/toastd.order
 echo "scripts/toastd.order: $(wc -l <scripts/toastd.order) functions"
 
 # toastctl: each command under callgrind, against a toastd of its own.
