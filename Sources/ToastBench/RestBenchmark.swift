@@ -61,11 +61,26 @@ extension BenchmarkSuite {
         }
         let server = try startToastd(state: empty)
         let warm = try Self.adds(toastctl: programs.toastctl, socket: server.socket, count: quick ? 10 : 30)
+        // The half second after each add takes in what it runs after its
+        // answer: its log line, the connection's close, the commit.
+        let touched = try (0..<5).compactMap { index in
+            try TouchedPages.of(server.process.pid) {
+                _ = try ChildProcess.run(programs.toastctl, ["add", "--socket", server.socket, "pages \(index)"])
+                usleep(500_000)
+            }
+        }
         server.stop()
         var activation = Table("first toastctl add", "median ms", "× warm", "runs", "target")
         activation.add("toastd already running (warm)", Figure.fixed(warm.median), "1.00×", "\(warm.count)", "")
         activation.add("socket-activated: toastd started by the add", Figure.fixed(activated.median), Figure.ratio(activated.median / warm.median), "\(runs)", "≤ 3×")
         print(activation.markdown + "\n")
+        if !touched.isEmpty {
+            func median(_ kind: KeyPath<TouchedPages, Int>) -> Int { touched.map { $0[keyPath: kind] }.sorted()[touched.count / 2] }
+            var pages = Table("what a warm `toastctl add` referenced in toastd", "code KiB", "data KiB", "anonymous KiB", "4 KiB pages")
+            pages.add("its executable and anonymous memory, median of \(touched.count)", "\(median(\.code))", "\(median(\.data))",
+                      "\(median(\.anonymous))", "\(median(\.total) / 4)")
+            print(pages.markdown + "\n")
+        }
 
         // The same start under the C one-shot client, for three servers: what
         // any server pays here to be started by its first client (the C
