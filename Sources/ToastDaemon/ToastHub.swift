@@ -43,8 +43,7 @@ final class ToastHub: @unchecked Sendable {
     /// The toasts this step added or changed, logged once its writes are
     /// let out (or handed to the commit thread): formatting and writing a
     /// log line was 15% of a plain add's instructions, and ran before its
-    /// reply (docs/BENCHMARKS.md, "The add's code laid out first, its log
-    /// line after its reply").
+    /// reply (docs/BENCHMARKS.md, "A rest costs by the page").
     private var unlogged: [SchedulerReply] = []
     // `service`, `outbox` and `watchers` are read and changed on every line,
     // and each access of a class's stored property was a dynamic exclusivity
@@ -446,9 +445,8 @@ final class ToastHub: @unchecked Sendable {
             }
         }
         if !unlogged.isEmpty {
-            let replies = unlogged
-            unlogged.removeAll(keepingCapacity: replies.count <= 64)
-            for reply in replies { log(reply) }
+            for reply in unlogged { log(reply) }
+            unlogged.removeAll(keepingCapacity: unlogged.count <= 64)
         }
     }
 
