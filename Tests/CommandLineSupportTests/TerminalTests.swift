@@ -29,6 +29,30 @@ struct TerminalTests {
         }
     }
 
+    /// `sanitize` returns text it has nothing to replace in without looking
+    /// at its scalars: every scalar it must replace has to send it down the
+    /// slow path. Each scalar of the first planes' ranges, and a few beyond,
+    /// alone between two letters, comes out as the rule says.
+    @Test func everyScalarBetweenLettersIsReplacedOrKept() {
+        func expected(_ scalar: Unicode.Scalar) -> String {
+            switch scalar.value {
+            case 0x09, 0x0A, 0x0D: return " "
+            case 0x00..<0x20, 0x7F..<0xA0, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069:
+                return "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default: return String(scalar)
+            }
+        }
+        let values = Array(0...0x2FFF) + [0xFEFF, 0xFFFD, 0x1F35E, 0x10FFFF]
+        var wrong: [String] = []
+        for value in values {
+            guard let scalar = Unicode.Scalar(UInt32(value)) else { continue }
+            if Terminal.sanitize("a\(scalar)b") != "a" + expected(scalar) + "b" {
+                wrong.append(String(value, radix: 16))
+            }
+        }
+        #expect(wrong.isEmpty, "scalars not sanitized as the rule says: \(wrong.prefix(20))")
+    }
+
     @Test func anEventIsOneSafeLine() {
         var toast = Toast(message: "red\nalert", title: "CI\u{1B}[31m", role: .failure)
         toast.source = "ci"
