@@ -141,14 +141,13 @@ public final class ToastServer: @unchecked Sendable {
         return ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .childChannelInitializer { channel in
-                // Everything here runs on the loop, at once: the options are
-                // set here rather than as the bootstrap's child options,
-                // which it applies through a chain of futures, and the peer's
-                // credentials, which come as a future, are waited for with
-                // one promise. 17,600 instructions a connection went to the
-                // options' futures, and each future costs toastd a metadata
-                // lookup at its start and its end: a one-shot `toastctl add`
-                // ran 450,000 instructions in toastd, 420,000 without them.
+                // Everything here runs at once, on the loop. The options are
+                // set in `setUp`, not as the bootstrap's child options, which
+                // it applies through a chain of futures (17,600 instructions
+                // a connection), and the peer's credentials are waited for
+                // with one promise, not four chained futures: each future
+                // costs a generic metadata lookup when it is made and when it
+                // is freed (docs/BENCHMARKS.md, "Page by page").
                 let setUp: @Sendable (PeerCredentials?) throws -> Void = { credentials in
                     try Self.setUp(channel, peer: credentials, hub: hub, options: options, logger: logger)
                 }
