@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Logging
 import NIOCore
+import Synchronization
 import ToastSystem
 #if canImport(Glibc)
 import Glibc
@@ -18,8 +19,9 @@ import Glibc
 /// inherited socket (the one whose connection started toastd), a moment
 /// later, once it has its answer; and on that thread, the pages of the
 /// toastctl beside toastd held in memory (`ClientPages`), so that a
-/// session's first `toastctl add` after a rest does not wait on the disk.
-/// Then STATUS= when the status changed, at
+/// session's first `toastctl add` after a rest does not wait on the disk
+/// (held anew after a step, at most once a second, when an upgrade has
+/// replaced it). Then STATUS= when the status changed, at
 /// most once a second (`RestTimers`), armed by steps and not repeating, so an idle
 /// toastd does not wake. And WATCHDOG=1 at half the watchdog interval, from
 /// the event loop itself, so that a wedged loop stops the pings and is
@@ -36,10 +38,18 @@ final class ServiceManagerDuties: DaemonService, @unchecked Sendable {
     private var releaseTask: Scheduled<Void>?
     private var timers: RestTimers
     private var stopped = false
+    /// The toastctl beside toastd and its pages, once the release thread
+    /// has held them (the path stays, should the file go for a while).
+    private let client = Mutex<(path: String, held: ClientPages.Held?)?>(nil)
+    private var clientCheckedAt: Int64 = 0
 
     /// How long after READY=1 the code pages are let go of when a client
     /// was waiting: its request is answered within milliseconds.
     static let releaseDelayWhenAClientWaits = TimeAmount.milliseconds(250)
+
+    /// How often, at most, a step looks whether toastctl was replaced: a
+    /// stat(2) of about a microsecond, after the step's writes.
+    static let clientCheckInterval: Int64 = 1000
 
     /// `listeningSocket`: the socket toastd inherited, if it did.
     init(hub: ToastHub, hooks: ServiceManagerHooks, logger: Logger, listeningSocket: Int32? = nil) {
@@ -68,7 +78,14 @@ final class ServiceManagerDuties: DaemonService, @unchecked Sendable {
             releaseStartUpCode(when: "at start")
         }
         timers = RestTimers(status: status, now: Self.now)
-        hub.onStepEnded = { [self] in carryOut(timers.stepEnded(now: Self.now)) }
+        hub.onStepEnded = { [self] in
+            let now = Self.now
+            carryOut(timers.stepEnded(now: now))
+            if now - clientCheckedAt >= Self.clientCheckInterval {
+                clientCheckedAt = now
+                hub.loop.execute { [self] in renewClientPages() }
+            }
+        }
         hub.onStatusSent = { [self] line in timers.statusSent(line, now: Self.now) }
         if let interval = hooks.watchdog {
             let half = TimeAmount.nanoseconds(interval.nanoseconds / 2)
@@ -122,9 +139,25 @@ final class ServiceManagerDuties: DaemonService, @unchecked Sendable {
                 let released = CodePages.release()
                 logger.debug("let go of start-up code pages", metadata: ["KiB": "\(released / 1024)", "when": "\(when)"])
             }
-            if let held = ClientPages.holdSibling() {
+            guard let path = ClientPages.siblingPath() else { return }
+            let held = ClientPages.hold(path)
+            if let held {
                 logger.debug("holding toastctl's pages", metadata: ["path": "\(held.path)", "KiB": "\(held.length / 1024)"])
             }
+            self.client.withLock { $0 = (path, held) }
+        }
+    }
+
+    /// The toastctl beside toastd held anew if it was replaced (an upgrade):
+    /// the old file's pages let go of, the new one's held.
+    private func renewClientPages() {
+        client.withLock { client in
+            guard let (path, held) = client else { return }
+            let renewed = ClientPages.renewed(held, at: path)
+            if renewed != held {
+                logger.info("toastctl replaced; holding the new one's pages", metadata: ["path": "\(path)", "held": "\(renewed != nil)"])
+            }
+            client = (path, renewed)
         }
     }
 }

@@ -60,6 +60,50 @@ struct ClientPagesTests {
         #expect(Self.mapping(of: directory.path + "/empty") == nil && Self.mapping(of: fifo) == nil)
     }
 
+    /// The inode /proc/self/maps gives the mapping of `path`, and whether
+    /// that mapping's file was deleted or replaced.
+    static func mappedInode(of path: String) -> (inode: UInt64, deleted: Bool)? {
+        guard let line = ProcFile.read("/proc/self/maps")?.split(separator: "\n").first(where: {
+            $0.hasSuffix(" " + path) || $0.hasSuffix(" " + path + " (deleted)")
+        }) else { return nil }
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+        return UInt64(fields[4]).map { ($0, line.hasSuffix("(deleted)")) }
+    }
+
+    static func inode(of path: String) -> UInt64? {
+        var status = stat()
+        return stat(path, &status) == 0 ? UInt64(status.st_ino) : nil
+    }
+
+    /// An upgrade replaces toastctl by renaming a new file over it: the old
+    /// file's pages are let go of and the new one's held; while the path
+    /// names the file held, nothing changes.
+    @Test func aReplacedFileIsLetGoOfAndTheNewOneHeld() throws {
+        let directory = try TemporaryDirectory(prefix: "toastd-client-pages")
+        defer { directory.remove() }
+        let path = Self.file(directory, "toastctl", bytes: 36_000)
+        let held = try #require(ClientPages.hold(path))
+        #expect(ClientPages.renewed(held, at: path) == held, "the same file was held again")
+        #expect(Self.mappedInode(of: path)?.inode == Self.inode(of: path))
+
+        let next = Self.file(directory, "toastctl.new", bytes: 20_000)
+        #expect(rename(next, path) == 0)
+        let renewed = try #require(ClientPages.renewed(held, at: path))
+        #expect(renewed != held && renewed.length == 20_000)
+        let mapped = try #require(Self.mappedInode(of: path), "the new file is not mapped")
+        #expect(mapped.inode == Self.inode(of: path) && !mapped.deleted, "\(mapped)")
+        // The old file's mapping is gone: only one line names the path.
+        let lines = ProcFile.read("/proc/self/maps")?.split(separator: "\n").filter { $0.contains(path) } ?? []
+        #expect(lines.count == 1, "\(lines)")
+
+        // Gone, then back: nothing held meanwhile, and the file held once it is there.
+        #expect(unlink(path) == 0)
+        #expect(ClientPages.renewed(renewed, at: path) == nil)
+        #expect(Self.mappedInode(of: path) == nil)
+        _ = Self.file(directory, "toastctl", bytes: 1_000)
+        #expect(ClientPages.renewed(nil, at: path)?.length == 1_000)
+    }
+
     @Test func theSiblingIsLookedForBesideThisProcesssExecutable() throws {
         let executable = try #require(ClientPages.executablePath())
         // The executable's own path, as the kernel has it: a file that exists and runs.
