@@ -38,12 +38,6 @@ public enum ClientPages {
         let inode: UInt64
     }
 
-    /// The `toastctl` in the directory of this process's executable, held;
-    /// nil where there is none or it cannot be held.
-    public static func holdSibling(named name: String = "toastctl") -> Held? {
-        siblingPath(named: name).flatMap { hold($0) }
-    }
-
     /// Where the `toastctl` beside this process's executable would be.
     public static func siblingPath(named name: String = "toastctl") -> String? {
         guard let executable = executablePath(), let slash = executable.lastIndex(of: "/") else { return nil }
@@ -66,8 +60,8 @@ public enum ClientPages {
     /// Maps `path` read-only and shared, with its pages faulted in (read
     /// from the disk if they are not in the page cache), and keeps it mapped
     /// (until `renewed` finds it replaced); nil if it is not a regular file
-    /// of 1 byte to `limit`, or the system refuses. `O_NONBLOCK`: a FIFO in its place does not hold up
-    /// the open.
+    /// of 1 byte to `limit`, or the system refuses. `O_NONBLOCK`: a FIFO in
+    /// its place does not hold up the open.
     public static func hold(_ path: String, limit: Int = limit) -> Held? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { return nil }

@@ -108,7 +108,10 @@ struct ClientPagesTests {
         let executable = try #require(ClientPages.executablePath())
         // The executable's own path, as the kernel has it: a file that exists and runs.
         #expect(executable.hasPrefix("/") && access(executable, X_OK) == 0, "\(executable)")
-        #expect(ClientPages.holdSibling(named: "no-such-toastctl-\(getpid())") == nil)
+        let directory = executable[...executable.lastIndex(of: "/")!]
+        #expect(ClientPages.siblingPath(named: "toastctl") == directory + "toastctl")
+        let missing = try #require(ClientPages.siblingPath(named: "no-such-toastctl-\(getpid())"))
+        #expect(ClientPages.hold(missing) == nil)
         // toastd's own wiring (the sibling of the real toastd) is in the integration tests.
     }
 }
