@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import ToastSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -57,10 +58,7 @@ public struct TouchedPages: Sendable, Equatable {
         close(clear)
         guard cleared else { return nil }
         try body()
-        var buffer = [CChar](repeating: 0, count: 4_096)
-        let count = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
-        let executable = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let executable = ProcFile.link("/proc/\(pid)/exe") else { return nil }
         return referenced(smaps: readFile("/proc/\(pid)/smaps"), executable: executable)
     }
 }

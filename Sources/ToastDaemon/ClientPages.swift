@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import ToastSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -81,10 +82,5 @@ public enum ClientPages {
     }
 
     /// /proc/self/exe: where this process's executable is (a link's target).
-    static func executablePath() -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
-        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
+    static func executablePath() -> String? { ProcFile.link("/proc/self/exe") }
 }

@@ -18,6 +18,16 @@ public enum ProcFile {
         return bytes(of: fd, limit: .max)
     }
 
+    /// Where a link of /proc points (`/proc/PID/exe`: a process's
+    /// executable); nil where it cannot be read.
+    public static func link(_ path: String) -> String? {
+        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = buffer.withUnsafeMutableBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { readlink(path, $0.baseAddress!, $0.count - 1) }
+        }
+        return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : nil
+    }
+
     /// What an open file has left to read, to its end or to more than
     /// `limit` bytes (then `limit + 1` of them: the caller can tell the
     /// file was too long).

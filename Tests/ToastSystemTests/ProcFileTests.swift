@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import ToastSystem
 
-/// `ProcFile.numberedEntries` against this process's own /proc.
+/// `ProcFile.numberedEntries` and `ProcFile.link` against this process's own /proc.
 @Suite("A /proc directory's numbered entries")
 struct ProcFileTests {
     @Test func theProcessAndItsThreadsAndDescriptorsAreListed() throws {
@@ -21,5 +21,21 @@ struct ProcFileTests {
 
     @Test func aDirectoryThatCannotBeReadIsNil() {
         #expect(ProcFile.numberedEntries("/proc/self/no-such-directory") == nil)
+    }
+
+    /// `ProcFile.link`: where /proc/self/fd/N points is the file opened;
+    /// what is not a link is nil.
+    @Test func aLinkNamesItsTarget() throws {
+        let directory = try TemporaryDirectory(prefix: "toastd-proc-link")
+        defer { directory.remove() }
+        let path = directory.path + "/file with a space"
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        #expect(ProcFile.link("/proc/self/fd/\(fd)") == path)
+        let executable = try #require(ProcFile.link("/proc/self/exe"))
+        #expect(executable.hasPrefix("/") && access(executable, X_OK) == 0, "\(executable)")
+        #expect(ProcFile.link("/proc/self/status") == nil)
+        #expect(ProcFile.link(directory.path + "/missing") == nil)
     }
 }
