@@ -129,15 +129,23 @@ final class ServiceManagerDuties: DaemonService, @unchecked Sendable {
     /// run and then stay: letting go again after each quiet spell made the
     /// first toast after every rest fault them in again (BENCHMARKS.md,
     /// "At rest"). `TOASTD_KEEP_CODE_PAGES` keeps them, for that benchmark.
-    /// Then, on the same thread, toastctl's pages are held (`ClientPages`).
+    /// Then, on the same thread, the code requests run is mapped with huge
+    /// pages (`HugeCodePages`; `TOASTD_SMALL_CODE_PAGES` leaves it in small
+    /// ones, for the same benchmark), and toastctl's pages are held
+    /// (`ClientPages`).
     private func releaseStartUpCode(when: String) {
         let keep = getenv("TOASTD_KEEP_CODE_PAGES") != nil
+        let small = getenv("TOASTD_SMALL_CODE_PAGES") != nil
         let logger = logger
         // A thread that ends when it is done: a Dispatch worker stayed and woke once a second.
         DetachedThread.start {
             if !keep {
                 let released = CodePages.release()
                 logger.debug("let go of start-up code pages", metadata: ["KiB": "\(released / 1024)", "when": "\(when)"])
+            }
+            if !small {
+                let huge = HugeCodePages.map()
+                logger.debug("mapped the hot code with huge pages", metadata: ["KiB": "\(huge / 1024)"])
             }
             guard let path = ClientPages.siblingPath() else { return }
             let held = ClientPages.hold(path)
