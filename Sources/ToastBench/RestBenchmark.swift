@@ -179,6 +179,10 @@ extension BenchmarkSuite {
             case shipped
             /// toastd that keeps its code pages (`TOASTD_KEEP_CODE_PAGES`), woken by `toastctl add`.
             case kept
+            /// toastd with the code requests run in small pages
+            /// (`TOASTD_SMALL_CODE_PAGES`), woken by `toastctl add`: as shipped
+            /// before `HugeCodePages`.
+            case smallPages
             /// toastd as shipped, woken by bench/oneshot.c: toastd's own share, without toastctl's start.
             case shippedCClient
             /// bench/echo.c woken by bench/oneshot.c: what any process pays to wake after a rest on this machine.
@@ -188,12 +192,21 @@ extension BenchmarkSuite {
             var count: Int {
                 switch self {
                 case .firstWake: 1
-                case .shipped, .kept: 3
+                case .shipped, .kept, .smallPages: 3
                 case .sessionFirst, .shippedCClient, .cEcho: 2
                 }
             }
 
             var isEcho: Bool { self == .firstWake || self == .cEcho }
+
+            /// What toastd is started with.
+            var environment: [String: String] {
+                switch self {
+                case .kept: ["TOASTD_KEEP_CODE_PAGES": "1"]
+                case .smallPages: ["TOASTD_SMALL_CODE_PAGES": "1"]
+                default: [:]
+                }
+            }
 
             /// Its name in the list of wakes.
             var short: String {
@@ -202,6 +215,7 @@ extension BenchmarkSuite {
                 case .sessionFirst: "session's first"
                 case .shipped: "shipped"
                 case .kept: "kept"
+                case .smallPages: "small pages"
                 case .shippedCClient: "C client"
                 case .cEcho: "C echo"
                 }
@@ -213,6 +227,7 @@ extension BenchmarkSuite {
                 case .sessionFirst: "toastd as shipped; a toastctl that rested as long (a session's first toastctl add)"
                 case .shipped: "toastd as shipped (start-up's code pages let go once ready); toastctl add, warm"
                 case .kept: "toastd, code pages kept (TOASTD_KEEP_CODE_PAGES=1); toastctl add, warm"
+                case .smallPages: "toastd, hot code in small pages (TOASTD_SMALL_CODE_PAGES=1); toastctl add, warm"
                 case .shippedCClient: "toastd as shipped; the C one-shot client, warm (toastd's own share)"
                 case .cEcho: "C line echo (bench/echo.c); the C one-shot client, warm (the machine's floor)"
                 }
@@ -234,8 +249,9 @@ extension BenchmarkSuite {
         var seconds: Double
     }
 
-    /// Starts the resting servers (three each of toastd as shipped and
-    /// keeping its code pages woken by a warm toastctl, two of the others,
+    /// Starts the resting servers (three each of toastd as shipped, keeping
+    /// its code pages, and with its hot code in small pages, woken by a warm
+    /// toastctl, two of the others,
     /// and the C echo woken first of all;
     /// two copies of toastctl for the session's first add), each after one
     /// request, as a session's first toast; they then rest for `seconds`.
@@ -257,7 +273,7 @@ extension BenchmarkSuite {
                 let server =
                     kind.isEcho
                     ? try ServerUnderTest(name: "c-echo", executable: copy, arguments: ["{socket}"])
-                    : try startToastd(environment: kind == .kept ? ["TOASTD_KEEP_CODE_PAGES": "1"] : [:], executable: copy)
+                    : try startToastd(environment: kind.environment, executable: copy)
                 var client = kind == .shippedCClient || kind.isEcho ? programs.cOneShot : programs.toastctl
                 if kind == .sessionFirst { client = directory + "/toastctl" }
                 let daemon = Resting.Daemon(server: server, kind: kind, client: client)
@@ -281,7 +297,7 @@ extension BenchmarkSuite {
 
     private static func request(_ daemon: Resting.Daemon, socket: String, _ message: String) -> [String] {
         switch daemon.kind {
-        case .sessionFirst, .shipped, .kept: ["add", "--socket", socket, message]
+        case .sessionFirst, .shipped, .kept, .smallPages: ["add", "--socket", socket, message]
         case .shippedCClient: [socket, message]
         case .cEcho, .firstWake: [socket, message, "--any-reply"]
         }
@@ -394,6 +410,8 @@ extension BenchmarkSuite {
                 target = "PSS ≤ dunst's"
                 verdicts.append("with toastctl warm \(Figure.ratio(ratio)), toastd's CPU for that add \(cpu) µs")
             case .kept: verdicts.append("with the code pages kept \(Figure.ratio(ratio))")
+            case .smallPages:
+                verdicts.append("with the hot code in small pages \(Figure.ratio(ratio)), toastd's CPU for that add \(cpu) µs")
             case .shippedCClient: verdicts.append("the C client \(Figure.ratio(ratio)) (\(Figure.ratio(pausedRatio)) after a pause)")
             case .cEcho: verdicts.append("a C echo server \(Figure.ratio(ratio)) (\(Figure.ratio(pausedRatio)) after a pause)")
             }
