@@ -59,10 +59,22 @@ public enum HugeCodePages {
             .reduce(0) { $0 + $1.values[0] * 1024 }
     }
 
+    /// Whether the kernel maps anything with huge pages: transparent huge
+    /// pages not switched off (`[never]`). Where they are, `map` would drop
+    /// and read back the blocks for nothing.
+    public static var kernelOffersHugePages: Bool {
+        ProcFile.read("/sys/kernel/mm/transparent_hugepage/enabled").map(offersHugePages(setting:)) ?? false
+    }
+
+    /// The setting's text, `always [madvise] never`, names the one in force in brackets.
+    static func offersHugePages(setting: String) -> Bool {
+        setting.contains("[") && !setting.contains("[never]")
+    }
+
     /// Maps this process's hot code blocks huge; returns the bytes so mapped.
     @discardableResult
     public static func map() -> Int {
-        guard let executable = ProcFile.link("/proc/self/exe"), let maps = ProcFile.bytes("/proc/self/maps"),
+        guard kernelOffersHugePages, let executable = ProcFile.link("/proc/self/exe"), let maps = ProcFile.bytes("/proc/self/maps"),
             let code = code(maps: maps, executable: executable)
         else { return 0 }
         let file = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)

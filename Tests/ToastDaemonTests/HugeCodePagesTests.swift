@@ -30,6 +30,14 @@ struct HugeCodePagesTests {
         #expect(HugeCodePages.blocks(start: 0x400000, end: 0x800000, offset: 0, limit: 0).isEmpty)
     }
 
+    @Test("huge pages are on unless the kernel's setting is never")
+    func readsTheSetting() {
+        #expect(HugeCodePages.offersHugePages(setting: "always [madvise] never\n"))
+        #expect(HugeCodePages.offersHugePages(setting: "[always] madvise never\n"))
+        #expect(!HugeCodePages.offersHugePages(setting: "always madvise [never]\n"))
+        #expect(!HugeCodePages.offersHugePages(setting: ""))
+    }
+
     @Test("the executable's code is its one executable mapping; the blocks' huge bytes are read from smaps")
     func readsMappings() throws {
         let maps = """
@@ -62,7 +70,7 @@ struct HugeCodePagesTests {
     /// The kernel's own behaviour, on a file of ours mapped as toastd's code
     /// is: its two blocks, read into the page cache in small pages by the
     /// write, end up mapped with one huge page each.
-    @Test("a file's blocks in small pages are mapped with huge pages", .enabled(if: Self.kernelOffersHugePages))
+    @Test("a file's blocks in small pages are mapped with huge pages", .enabled(if: HugeCodePages.kernelOffersHugePages))
     func mapsAFileHuge() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("huge-code-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -100,12 +108,6 @@ struct HugeCodePagesTests {
         // The bytes are the file's still.
         let page = Int(Self.block) / 4096 + 5
         #expect(mapped!.load(fromByteOffset: page * 4096, as: UInt8.self) == UInt8(truncatingIfNeeded: page))
-    }
-
-    /// THP not switched off altogether (`[never]`).
-    static var kernelOffersHugePages: Bool {
-        guard let setting = try? String(contentsOfFile: "/sys/kernel/mm/transparent_hugepage/enabled", encoding: .utf8) else { return false }
-        return !setting.contains("[never]")
     }
 
     /// FilePmdMapped of the mapping of this process that starts at `start`.
