@@ -8,11 +8,11 @@ import ToastSystem
 /// hundred 4 KiB ones.
 ///
 /// On this kind of machine (a virtual machine), a 4 KiB page touched for the
-/// first time after a rest of some minutes costs 2 to 8 µs, and a request
-/// runs through about 180 pages of toastd's code: that, more than anything
+/// first time after a rest of some minutes costs 3.7 to 11 µs, and a request
+/// runs through about 175 pages of toastd's code: that, more than anything
 /// toastd computes, is what the first toast after a rest waits for. A 2 MiB
-/// page costs about as much as a few small ones (docs/BENCHMARKS.md, "Huge
-/// pages for the hot code").
+/// page costs about as much as 15 to 40 small ones (docs/BENCHMARKS.md,
+/// "Huge pages for the hot code").
 ///
 /// The release build starts toastd's code on a 2 MiB boundary, in the file
 /// and in memory, with every function a request runs in the first two

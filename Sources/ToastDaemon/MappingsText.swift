@@ -42,8 +42,12 @@ enum MappingsText {
                 if var entry = header(line) {
                     entry.values = Array(repeating: 0, count: names.count)
                     found.append(entry)
-                } else if !found.isEmpty, let index = names.firstIndex(where: { field(line, $0) != nil }) {
-                    found[found.count - 1].values[index] = field(line, names[index]) ?? 0
+                } else if !found.isEmpty {
+                    for (index, name) in names.enumerated() {
+                        guard let value = field(line, name) else { continue }
+                        found[found.count - 1].values[index] = value
+                        break
+                    }
                 }
             }
         }
