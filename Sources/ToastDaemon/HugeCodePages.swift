@@ -52,7 +52,11 @@ public enum HugeCodePages {
     }
 
     /// The bytes of the blocks at `blocks` that an smaps text shows mapped
-    /// with huge pages (each block is a mapping of its own once marked).
+    /// with huge pages. Marking the blocks splits them off the code's
+    /// mapping; next to each other, with the same marks, they are merged into
+    /// one mapping again, which starts at the first. smaps counts huge bytes
+    /// per mapping, so only the total is known, not which block is huge:
+    /// when any is not, every block is dropped and read back.
     static func mappedHuge(smaps: [UInt8], blocks: [UInt]) -> Int {
         MappingsText.entries(smaps, fields: ["FilePmdMapped:"])
             .filter { blocks.contains($0.start) }
@@ -94,9 +98,9 @@ public enum HugeCodePages {
         }
         let mapped = huge(blocks)
         guard mapped < blocks.count * Int(blockSize) else { return mapped }
-        // The page cache holds some block in small pages: drop them (those no
-        // process maps; a page not yet written back stays, hence the sync)
-        // and read the blocks back whole.
+        // The page cache holds some block in small pages: drop the blocks'
+        // pages (those no process maps; a page not yet written back stays,
+        // hence the sync) and read them back whole.
         fdatasync(file)
         for block in blocks {
             madvise(UnsafeMutableRawPointer(bitPattern: block), Int(blockSize), MADV_DONTNEED)
