@@ -9,7 +9,10 @@
 #
 #   --quick        fewer samples (a minute or two instead of about ten)
 #   --with-dunst   also install dunst, Xvfb and notify-send, and compare with
-#                  notify-send → dunst on a private D-Bus session bus
+#                  notify-send → dunst on a private D-Bus session bus; the
+#                  memory section then also measures dunst and mako holding
+#                  10,000 and 100,000 notifications (bench/peers-memory.sh,
+#                  up to five minutes more)
 #   SCENARIO       oneshot, ingest, fanout, memory, scheduler, dbus, startup,
 #                  rest, overlay
 #                  (default: all; dbus needs --with-dunst; overlay runs
@@ -37,7 +40,7 @@ else
     done
 fi
 needs=(build bench)
-((dunst)) && needs+=(dunst)
+((dunst)) && needs+=(dunst overlay)
 ((overlay)) && needs+=(overlay)
 ensure_packages "${needs[@]}"
 
@@ -52,6 +55,7 @@ strip --strip-all -o .build-bench/nio-echo "$(swift build -c release --scratch-p
 swift build -c release --product toast-bench 2>&1 | grep -Ev '^\[|^Building|^Compiling|^Write|^Planning' || true
 cc -O2 -Wall -Wextra -o .build-bench/oneshot bench/oneshot.c
 cc -O2 -Wall -Wextra -D_GNU_SOURCE -o .build-bench/echo bench/echo.c
+cc -O2 -Wall -Wextra -o .build-bench/notify-flood bench/notify-flood.c $(pkg-config --cflags --libs libsystemd)
 
 work="$(mktemp -d)"
 cleanup() {
@@ -63,6 +67,15 @@ cleanup() {
 trap cleanup EXIT
 
 peer=()
+# The peers holding as many notifications as toastd holds toasts in the
+# memory section, each on a bus and display of its own: before the dunst
+# below starts (two dunst would share their pages, halving each one's PSS)
+# and before any daemon of the rest scenario starts resting.
+if ((dunst)) && { [ "${#scenarios[@]}" -eq 0 ] || [[ " ${rest[*]} " == *" memory "* ]]; }; then
+    echo "bench: dunst and mako filling with notifications (bench/peers-memory.sh)..." >&2
+    bash bench/peers-memory.sh .build-bench/notify-flood "$( ((${#quick[@]})) && echo 60 || echo 300)" 10000 100000 >"$work/peers"
+    peer+=(--peer-memory "$work/peers")
+fi
 if ((dunst)); then
     # A private session bus whose service directory is empty, so that no
     # other notification server can be activated on it; dunst under Xvfb.
@@ -87,7 +100,7 @@ CONF
     DISPLAY=":$(cat "$work/display")" dunst >/dev/null 2>&1 &
     DUNST_PID=$!
     for _ in $(seq 50); do notify-send -t 1 ready 2>/dev/null && break; sleep 0.1; done
-    peer=(--notify-send "$(command -v notify-send)" --dunst-pid "$DUNST_PID")
+    peer+=(--notify-send "$(command -v notify-send)" --dunst-pid "$DUNST_PID")
 fi
 
 echo "# toastd benchmarks, $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -r)"

@@ -28,6 +28,8 @@ public struct BenchmarkSuite {
         /// notify-send, when a dunst on a private bus is ready (scripts/bench.sh --with-dunst).
         public var notifySend: String?
         public var dunstPID: Int32?
+        /// bench/peers-memory.sh's output: dunst's and mako's memory, idle and holding many notifications.
+        public var peerMemory: String?
         /// The process's allocation count, when a counting malloc is linked.
         public var allocations: (@Sendable () -> UInt64)?
 
@@ -378,8 +380,12 @@ public struct BenchmarkSuite {
             table.add(label, Figure.fixed(Double(memory.pss) / 1024, 1), Figure.fixed(Double(memory.anonymous) / 1024, 1),
                       Figure.fixed(Double(memory.rss) / 1024, 1), target)
         }
+        // dunst and mako, idle and holding as many notifications, from
+        // bench/peers-memory.sh; or dunst idle alone, from the D-Bus section's.
+        let peers = programs.peerMemory.map { MemoryBenchmark.peerRows(ProcFile.read($0) ?? "") } ?? []
+        let dunstIdle = peers.first { $0.label == "dunst idle" }?.memory ?? programs.dunstPID.map { ChildProcess.smaps(of: $0) }
         var table = Table("state", "PSS MiB", "anonymous MiB", "RSS MiB", "target")
-        row(&table, "toastd idle", result.idle, programs.dunstPID.map { "PSS ≤ dunst's (\(Figure.fixed(Double(ChildProcess.smaps(of: $0).pss) / 1024, 1)))" } ?? "PSS ≤ dunst's")
+        row(&table, "toastd idle", result.idle, dunstIdle.map { "PSS ≤ dunst's (\(Figure.fixed(Double($0.pss) / 1024, 1)))" } ?? "PSS ≤ dunst's")
         for (count, memory) in result.queued {
             row(&table, "toastd, \(Figure.count(Double(count))) toasts queued", memory, count == 100_000 ? "anonymous ≤ 48 MiB" : "")
         }
@@ -399,7 +405,14 @@ public struct BenchmarkSuite {
             row(&table, "toastd idle, the Swift libraries linked dynamically", ChildProcess.smaps(of: server.process.pid))
             server.stop()
         }
-        if let dunst = programs.dunstPID { row(&table, "dunst idle (peer)", ChildProcess.smaps(of: dunst)) }
+        if peers.isEmpty, let dunstIdle { row(&table, "dunst idle (peer)", dunstIdle) }
+        for peer in peers {
+            if let memory = peer.memory {
+                row(&table, peer.label + " (peer)", memory, peer.note)
+            } else {
+                table.add(peer.label + " (peer)", "–", "–", "–", peer.note)
+            }
+        }
         print("## 4. Memory\n\n" + table.markdown + "\n")
         if let last = result.queued.last, let first = result.queued.first, last.count > first.count {
             let perToast = Double((last.memory.anonymous - first.memory.anonymous) * 1024) / Double(last.count - first.count)

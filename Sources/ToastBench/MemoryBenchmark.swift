@@ -34,4 +34,34 @@ public enum MemoryBenchmark {
         }
         return Result(idle: idle, queued: queued)
     }
+
+    /// A peer's row from bench/peers-memory.sh: dunst or mako, idle or
+    /// holding a count of notifications.
+    public struct PeerRow: Equatable, Sendable {
+        public var label: String
+        /// KiB, or nil where the peer could not be measured (the note says why).
+        public var memory: (pss: Int, anonymous: Int, rss: Int)?
+        public var note: String
+
+        public static func == (a: PeerRow, b: PeerRow) -> Bool {
+            a.label == b.label && a.note == b.note && a.memory?.pss == b.memory?.pss
+                && a.memory?.anonymous == b.memory?.anonymous && a.memory?.rss == b.memory?.rss
+        }
+    }
+
+    /// Reads bench/peers-memory.sh's lines: `LABEL \t PSS \t anonymous \t RSS \t NOTE`,
+    /// sizes in KiB, empty where not measured. Lines of any other shape are
+    /// skipped: the file is the output of another program.
+    public static func peerRows(_ text: String) -> [PeerRow] {
+        text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == 5, !fields[0].isEmpty else { return nil }
+            let sizes = fields[1...3].map { Int($0) }
+            if sizes.allSatisfy({ $0 != nil }) {
+                return PeerRow(label: fields[0], memory: (sizes[0]!, sizes[1]!, sizes[2]!), note: fields[4])
+            }
+            guard fields[1...3].allSatisfy(\.isEmpty) else { return nil }
+            return PeerRow(label: fields[0], memory: nil, note: fields[4])
+        }
+    }
 }

@@ -29,6 +29,7 @@ struct ToastBenchCommand: ParsableCommand {
         @Option(help: "socat, for the one-shot comparison.") var socat: String?
         @Option(name: .customLong("notify-send"), help: "notify-send, when dunst runs on the session bus in the environment.") var notifySend: String?
         @Option(name: .customLong("dunst-pid"), help: "dunst's pid, for its idle RSS.") var dunstPID: Int32?
+        @Option(name: .customLong("peer-memory"), help: "bench/peers-memory.sh's output, for the memory section's dunst and mako rows.") var peerMemory: String?
         @Flag(help: "Fewer samples: a quick, rougher look.") var quick = false
         @Option(name: .customLong("rest-seconds"), help: "How long the rest scenario's daemons rest (default 600, 40 with --quick).") var restSeconds: Double?
         @Argument(help: "Scenarios: oneshot, ingest (with the rules), fanout, memory, scheduler, dbus, startup, rest, regex, libraries (default: all but regex, which ingest includes, and libraries). The rest scenario's daemons rest while the others run.") var scenarios: [String] = []
@@ -42,6 +43,7 @@ struct ToastBenchCommand: ParsableCommand {
             programs.toastdDynamic = toastdDynamic
             programs.notifySend = notifySend
             programs.dunstPID = dunstPID
+            programs.peerMemory = peerMemory
             programs.allocations = { toastd_allocation_count() }
             let suite = BenchmarkSuite(programs: programs, quick: quick, print: writeLine)
             let chosen = scenarios.isEmpty ? ["oneshot", "ingest", "fanout", "memory", "scheduler", "dbus", "startup", "rest"] : scenarios
