@@ -12,7 +12,7 @@
 #                  notify-send → dunst on a private D-Bus session bus; the
 #                  memory section then also measures dunst and mako holding
 #                  10,000 and 100,000 notifications (bench/peers-memory.sh,
-#                  up to five minutes more)
+#                  up to ten minutes more)
 #   SCENARIO       oneshot, ingest, fanout, memory, scheduler, dbus, startup,
 #                  rest, overlay
 #                  (default: all; dbus needs --with-dunst; overlay runs
