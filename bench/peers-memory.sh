@@ -13,7 +13,7 @@
 # SECONDS bounds how long each peer is given to take its notifications:
 # neither is built for this many (dunst takes about 6 ms a notification,
 # and mako slows as its list grows), and a row that ran out of time says how
-# many it holds. The peers fill one after the other: mako draws every
+# many it holds. The peers run one after the other: mako draws every
 # notification as it arrives, and when its compositor falls behind (sway
 # sharing two cores with dunst and Xvfb) its Wayland buffer fills and it
 # exits ("Error sending request: Resource temporarily unavailable"), at
@@ -109,6 +109,24 @@ fill() {
     done
 }
 
+# Waits for the peer on bus $1 to answer one notification, which goes at
+# once: each is then idle as the D-Bus section's dunst is, having drawn one
+# (its fonts loaded: one that has never drawn shows a few MiB less PSS).
+shown_one() {
+    for _ in $(seq 50); do
+        as_user DBUS_SESSION_BUS_ADDRESS="$1" notify-send -t 1 ready >/dev/null 2>&1 && return
+        sleep 0.1
+    done
+}
+# Stops everything started so far: each peer is measured alone, since pages
+# shared with another process (pango's, cairo's, fontconfig's caches) count
+# half in each one's PSS.
+stop_all() {
+    for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    pids=()
+}
+
 # dunst under Xvfb.
 read -r dunst_bus dunst_bus_pid < <(bus dunst)
 pids+=("$dunst_bus_pid")
@@ -121,7 +139,9 @@ chmod 644 "$work/dunstrc"
 spawn Xvfb Xvfb -displayfd 1 -nolisten tcp >"$work/display" 2>/dev/null
 for _ in $(seq 100); do [[ "$(cat "$work/display")" =~ ^[0-9]+$ ]] && break; sleep 0.05; done
 spawn dunst DISPLAY=":$(cat "$work/display")" DBUS_SESSION_BUS_ADDRESS="$dunst_bus" dunst -config "$work/dunstrc" >/dev/null 2>&1
-dunst_pid="$(started dunst)"
+shown_one "$dunst_bus"
+fill dunst "$(started dunst)" "$dunst_bus"
+stop_all
 
 # mako under a headless sway.
 read -r mako_bus mako_bus_pid < <(bus mako)
@@ -129,17 +149,5 @@ pids+=("$mako_bus_pid")
 spawn sway WLR_BACKENDS=headless WLR_LIBINPUT_NO_DEVICES=1 WLR_RENDERER=pixman sway -c /dev/null >/dev/null 2>&1
 for _ in $(seq 200); do [ -S "$work/wayland-1" ] && break; sleep 0.05; done
 spawn mako WAYLAND_DISPLAY=wayland-1 DBUS_SESSION_BUS_ADDRESS="$mako_bus" mako >/dev/null 2>&1
-mako_pid="$(started mako)"
-
-# Each is idle as the D-Bus section's dunst is: it has shown one
-# notification, which has gone (its fonts loaded: one that has never drawn
-# shows a few MiB less PSS). Its answer is also the sign that the peer has
-# its name on its bus.
-for address in "$dunst_bus" "$mako_bus"; do
-    for _ in $(seq 50); do
-        as_user DBUS_SESSION_BUS_ADDRESS="$address" notify-send -t 1 ready >/dev/null 2>&1 && break
-        sleep 0.1
-    done
-done
-fill dunst "$dunst_pid" "$dunst_bus"
-fill mako "$mako_pid" "$mako_bus"
+shown_one "$mako_bus"
+fill mako "$(started mako)" "$mako_bus"
