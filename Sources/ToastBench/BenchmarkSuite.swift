@@ -394,15 +394,13 @@ public struct BenchmarkSuite {
         let started = monotonicNanoseconds()
         let restarted = try startToastd(state: state + "/toastd")
         let restartMs = Double(monotonicNanoseconds() - started) / 1e6
-        usleep(300_000)
-        let after = ChildProcess.smaps(of: restarted.process.pid)
+        let after = ChildProcess.settledSmaps(of: restarted.process.pid)
         let before = result.queued.last!.memory
         row(&table, "toastd, the 100,000 after a restart", after, "anonymous as before (\(Figure.fixed(Double(after.anonymous) / Double(max(1, before.anonymous)), 2))×)")
         restarted.stop()
         if let dynamic = programs.toastdDynamic {
             let server = try startToastd(executable: dynamic)
-            usleep(300_000)
-            row(&table, "toastd idle, the Swift libraries linked dynamically", ChildProcess.smaps(of: server.process.pid))
+            row(&table, "toastd idle, the Swift libraries linked dynamically", ChildProcess.settledSmaps(of: server.process.pid))
             server.stop()
         }
         if peers.isEmpty, let dunstIdle { row(&table, "dunst idle (peer)", dunstIdle) }

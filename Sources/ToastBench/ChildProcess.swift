@@ -99,6 +99,30 @@ public final class ChildProcess: @unchecked Sendable {
     /// Proportional and anonymous memory, and RSS, in KiB (/proc/PID/smaps_rollup):
     /// PSS counts a shared page by its share, so code the page cache holds
     /// for others is not counted whole; anonymous memory is the process's own.
+    /// `smaps(of:)` once the process has settled: its RSS the same over
+    /// `quietReads` reads 100 ms apart, or after `limit` seconds. toastd
+    /// lets go of its start-up code and maps its hot code with huge pages
+    /// on a thread of its own once ready, which can take longer than a
+    /// fixed pause on a slow machine.
+    public static func settledSmaps(of pid: pid_t, quietReads: Int = 5, limit: Double = 5) -> (pss: Int, anonymous: Int, rss: Int) {
+        var readings: [Int] = []
+        let reads = Int(limit * 10)
+        var latest = smaps(of: pid)
+        readings.append(latest.rss)
+        while readings.count < reads, !hasSettled(readings, quietReads: quietReads) {
+            usleep(100_000)
+            latest = smaps(of: pid)
+            readings.append(latest.rss)
+        }
+        return latest
+    }
+
+    /// Whether the last `quietReads` readings are equal.
+    static func hasSettled(_ readings: [Int], quietReads: Int) -> Bool {
+        guard readings.count >= quietReads, let last = readings.last else { return false }
+        return readings.suffix(quietReads).allSatisfy { $0 == last }
+    }
+
     public static func smaps(of pid: pid_t) -> (pss: Int, anonymous: Int, rss: Int) {
         var (pss, anonymous, rss) = (0, 0, 0)
         for line in readFile("/proc/\(pid)/smaps_rollup").split(separator: "\n") {

@@ -14,10 +14,10 @@ public enum MemoryBenchmark {
     }
 
     /// Adds indefinite toasts to one stack (three shown, the rest queued)
-    /// until each of `counts` is held, and reads PSS, anonymous memory and RSS at each.
+    /// until each of `counts` is held, and reads PSS, anonymous memory and
+    /// RSS at each, once toastd has settled.
     public static func run(server: ServerUnderTest, counts: [Int]) throws -> Result {
-        usleep(300_000)
-        let idle = ChildProcess.smaps(of: server.process.pid)
+        let idle = ChildProcess.settledSmaps(of: server.process.pid)
         var held = 0
         var queued: [(count: Int, memory: (pss: Int, anonymous: Int, rss: Int))] = []
         for count in counts {
@@ -29,8 +29,7 @@ public enum MemoryBenchmark {
             }
             _ = try IngestBenchmark.run(socket: server.socket, batches: [lines], perConnection: count - held)
             held = count
-            usleep(300_000)
-            queued.append((count, ChildProcess.smaps(of: server.process.pid)))
+            queued.append((count, ChildProcess.settledSmaps(of: server.process.pid)))
         }
         return Result(idle: idle, queued: queued)
     }

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 @testable import ToastBench
 
 /// The memory section's dunst and mako rows, read from bench/peers-memory.sh.
@@ -33,5 +37,22 @@ struct PeerMemoryTests {
             mako idle\t3055\t944\t5000\tkept
             """
         #expect(MemoryBenchmark.peerRows(text) == [Row(label: "mako idle", memory: (3055, 944, 5000), note: "kept")])
+    }
+}
+
+/// The memory section reads a process once it has settled.
+@Suite("A settled process")
+struct SettledProcessTests {
+    @Test func settlesOnlyWhenTheLastReadingsAgree() {
+        #expect(!ChildProcess.hasSettled([], quietReads: 3))
+        #expect(!ChildProcess.hasSettled([7, 7], quietReads: 3))
+        #expect(!ChildProcess.hasSettled([7, 7, 8], quietReads: 3))
+        #expect(!ChildProcess.hasSettled([7, 8, 8], quietReads: 3))
+        #expect(ChildProcess.hasSettled([9, 8, 8, 8], quietReads: 3))
+    }
+
+    @Test func readsTheProcessItself() {
+        let memory = ChildProcess.settledSmaps(of: getpid(), quietReads: 1, limit: 1)
+        #expect(memory.rss > 0 && memory.pss > 0 && memory.pss <= memory.rss)
     }
 }
