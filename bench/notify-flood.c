@@ -11,7 +11,6 @@
  *             0, the default, never stops early
  *   FIRST     the number in the first notification's text (default 0): the
  *             texts differ, so that no server stacks them as duplicates */
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -99,6 +99,21 @@ public final class ChildProcess: @unchecked Sendable {
     /// Proportional and anonymous memory, and RSS, in KiB (/proc/PID/smaps_rollup):
     /// PSS counts a shared page by its share, so code the page cache holds
     /// for others is not counted whole; anonymous memory is the process's own.
+    public static func smaps(of pid: pid_t) -> (pss: Int, anonymous: Int, rss: Int) {
+        var (pss, anonymous, rss) = (0, 0, 0)
+        for line in readFile("/proc/\(pid)/smaps_rollup").split(separator: "\n") {
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard fields.count >= 2, let value = Int(fields[1]) else { continue }
+            switch fields[0] {
+            case "Pss:": pss = value
+            case "Anonymous:": anonymous = value
+            case "Rss:": rss = value
+            default: break
+            }
+        }
+        return (pss, anonymous, rss)
+    }
+
     /// `smaps(of:)` once the process has settled: its RSS the same over
     /// `quietReads` reads 100 ms apart, or after `limit` seconds. toastd
     /// lets go of its start-up code and maps its hot code with huge pages
@@ -121,21 +136,6 @@ public final class ChildProcess: @unchecked Sendable {
     static func hasSettled(_ readings: [Int], quietReads: Int) -> Bool {
         guard readings.count >= quietReads, let last = readings.last else { return false }
         return readings.suffix(quietReads).allSatisfy { $0 == last }
-    }
-
-    public static func smaps(of pid: pid_t) -> (pss: Int, anonymous: Int, rss: Int) {
-        var (pss, anonymous, rss) = (0, 0, 0)
-        for line in readFile("/proc/\(pid)/smaps_rollup").split(separator: "\n") {
-            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard fields.count >= 2, let value = Int(fields[1]) else { continue }
-            switch fields[0] {
-            case "Pss:": pss = value
-            case "Anonymous:": anonymous = value
-            case "Rss:": rss = value
-            default: break
-            }
-        }
-        return (pss, anonymous, rss)
     }
 
     /// How many file descriptors the process has open.
