@@ -102,10 +102,9 @@ fill() {
         if ((held < count)); then
             note="$note; holds $(grouped "$held") of $(grouped "$count"): the ${seconds} s ran out"
             ((errors == 0)) || note="$note, $errors calls failed"
-            printf '%s, %s queued\t%s\t%s\n' "$name" "$(grouped "$count")" "$now" "$note"
-            break
         fi
         printf '%s, %s queued\t%s\t%s\n' "$name" "$(grouped "$count")" "$now" "$note"
+        ((held == count)) || break
     done
 }
 
