@@ -32,7 +32,7 @@ struct RestWakeOrderTests {
         #expect(!Kind.allCases.dropFirst().contains(.firstWake))
     }
 
-    @Test func shippedAndKeptAreWokenAtTheSamePlacesOnAverage() {
+    @Test func theGroupsComparedAreWokenAtTheSamePlacesOnAverage() {
         let order = BenchmarkSuite.wakeOrder(Self.kinds)
         func meanPlace(_ kind: Kind) -> Double {
             let places = order.indices.filter { Self.kinds[order[$0]] == kind }
@@ -40,5 +40,7 @@ struct RestWakeOrderTests {
         }
         // Woken group by group, kept came three places after shipped on average.
         #expect(abs(meanPlace(.shipped) - meanPlace(.kept)) <= 1)
+        #expect(abs(meanPlace(.shipped) - meanPlace(.smallPages)) <= 1)
+        #expect(abs(meanPlace(.shipped) - meanPlace(.sessionFirst)) <= 1)
     }
 }
