@@ -416,6 +416,10 @@ public struct BenchmarkSuite {
             let perToast = Double((last.memory.anonymous - first.memory.anonymous) * 1024) / Double(last.count - first.count)
             print("About \(Figure.count(perToast)) bytes of anonymous memory per queued toast. The restart with 100,000 live toasts took \(Figure.fixed(restartMs, 0)) ms from exec to its socket accepting.\n")
         }
+        print(
+            "When idle was read, toastd mapped \(result.idleHugeKiB) KiB of its code with huge pages (4096 once `HugeCodePages` is done) "
+                + "and had \(result.idleThreads) threads (4 once the thread that lets go of the start-up code has ended).\n"
+        )
     }
 
     // MARK: - 5. Scheduler

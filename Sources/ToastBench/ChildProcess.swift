@@ -114,6 +114,15 @@ public final class ChildProcess: @unchecked Sendable {
         return (pss, anonymous, rss)
     }
 
+    /// KiB of file pages the process maps with huge pages (`FilePmdMapped:`
+    /// in /proc/PID/smaps_rollup); 0 when it cannot be read.
+    public static func hugeFileMapped(of pid: pid_t) -> Int {
+        for line in readFile("/proc/\(pid)/smaps_rollup").split(separator: "\n") where line.hasPrefix("FilePmdMapped:") {
+            return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? 0
+        }
+        return 0
+    }
+
     /// `smaps(of:)` once the process has settled: its RSS the same over
     /// `quietReads` reads 100 ms apart, or after `limit` seconds. toastd
     /// lets go of its start-up code and maps its hot code with huge pages

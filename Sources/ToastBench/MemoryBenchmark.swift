@@ -9,6 +9,11 @@ public enum MemoryBenchmark {
     public struct Result: Sendable {
         /// KiB: PSS, anonymous, RSS.
         public var idle: (pss: Int, anonymous: Int, rss: Int)
+        /// When idle was read: KiB of file pages mapped huge (toastd's hot
+        /// code, `HugeCodePages`), and the threads it had, so that an idle
+        /// row read before toastd let go of its start-up code says so.
+        public var idleHugeKiB: Int
+        public var idleThreads: Int
         /// The same with each count of toasts queued, in order.
         public var queued: [(count: Int, memory: (pss: Int, anonymous: Int, rss: Int))]
     }
@@ -18,6 +23,8 @@ public enum MemoryBenchmark {
     /// RSS at each, once toastd has settled.
     public static func run(server: ServerUnderTest, counts: [Int]) throws -> Result {
         let idle = ChildProcess.settledSmaps(of: server.process.pid)
+        let idleHugeKiB = ChildProcess.hugeFileMapped(of: server.process.pid)
+        let idleThreads = BenchmarkSuite.threads(of: server.process.pid).count
         var held = 0
         var queued: [(count: Int, memory: (pss: Int, anonymous: Int, rss: Int))] = []
         for count in counts {
@@ -31,7 +38,7 @@ public enum MemoryBenchmark {
             held = count
             queued.append((count, ChildProcess.settledSmaps(of: server.process.pid)))
         }
-        return Result(idle: idle, queued: queued)
+        return Result(idle: idle, idleHugeKiB: idleHugeKiB, idleThreads: idleThreads, queued: queued)
     }
 
     /// A peer's row from bench/peers-memory.sh: dunst or mako, idle or
