@@ -418,7 +418,12 @@ public struct BenchmarkSuite {
         }
         print(
             "When idle was read, toastd mapped \(result.idleHugeKiB) KiB of its code with huge pages (4096 once `HugeCodePages` is done) "
-                + "and had \(result.idleThreads) threads (4 once the thread that lets go of the start-up code has ended).\n"
+                + "and had \(result.idleThreads) threads (4 once the thread that lets go of the start-up code has ended). "
+                + "Its mappings with the most PSS then, KiB of PSS / RSS / file pages mapped huge: "
+                + result.idleMappings.map { mapping in
+                    let name = mapping.path.isEmpty ? "anonymous" : String(mapping.path.split(separator: "/").last ?? "")
+                    return "\(name) \(mapping.permissions) \(mapping.pss) / \(mapping.rss) / \(mapping.hugeFile)"
+                }.joined(separator: "; ") + ".\n"
         )
     }
 

@@ -123,6 +123,43 @@ public final class ChildProcess: @unchecked Sendable {
         return 0
     }
 
+    /// One mapping's memory in /proc/PID/smaps, in KiB.
+    public struct MappingMemory: Equatable, Sendable {
+        /// The mapped file, `[heap]`, `[stack]`, or "" for anonymous memory.
+        public var path: String
+        /// `r-xp` and the like.
+        public var permissions: String
+        public var rss: Int
+        public var pss: Int
+        /// File pages mapped with huge pages.
+        public var hugeFile: Int
+    }
+
+    /// The `count` mappings of an smaps text with the most PSS, the most
+    /// first: where a process's memory is, when a row is higher than the
+    /// runs before.
+    public static func largestMappings(smaps: String, count: Int) -> [MappingMemory] {
+        var mappings: [MappingMemory] = []
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard let key = fields.first else { continue }
+            if key.last == ":" {
+                guard !mappings.isEmpty, fields.count >= 2, let value = Int(fields[1]) else { continue }
+                switch key {
+                case "Rss:": mappings[mappings.count - 1].rss = value
+                case "Pss:": mappings[mappings.count - 1].pss = value
+                case "FilePmdMapped:": mappings[mappings.count - 1].hugeFile = value
+                default: break
+                }
+            } else if key.contains("-"), fields.count >= 5 {
+                // "start-end perms offset dev inode [path]"; a path may hold spaces.
+                let path = fields.count > 5 ? fields[5...].joined(separator: " ") : ""
+                mappings.append(MappingMemory(path: path, permissions: String(fields[1]), rss: 0, pss: 0, hugeFile: 0))
+            }
+        }
+        return Array(mappings.sorted { $0.pss > $1.pss }.prefix(count))
+    }
+
     /// `smaps(of:)` once the process has settled: its RSS the same over
     /// `quietReads` reads 100 ms apart, or after `limit` seconds. toastd
     /// lets go of its start-up code and maps its hot code with huge pages

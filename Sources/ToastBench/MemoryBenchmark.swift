@@ -14,6 +14,8 @@ public enum MemoryBenchmark {
         /// row read before toastd let go of its start-up code says so.
         public var idleHugeKiB: Int
         public var idleThreads: Int
+        /// Its mappings with the most PSS, when idle was read.
+        public var idleMappings: [ChildProcess.MappingMemory]
         /// The same with each count of toasts queued, in order.
         public var queued: [(count: Int, memory: (pss: Int, anonymous: Int, rss: Int))]
     }
@@ -25,6 +27,7 @@ public enum MemoryBenchmark {
         let idle = ChildProcess.settledSmaps(of: server.process.pid)
         let idleHugeKiB = ChildProcess.hugeFileMapped(of: server.process.pid)
         let idleThreads = BenchmarkSuite.threads(of: server.process.pid).count
+        let idleMappings = ChildProcess.largestMappings(smaps: readFile("/proc/\(server.process.pid)/smaps"), count: 6)
         var held = 0
         var queued: [(count: Int, memory: (pss: Int, anonymous: Int, rss: Int))] = []
         for count in counts {
@@ -38,7 +41,7 @@ public enum MemoryBenchmark {
             held = count
             queued.append((count, ChildProcess.settledSmaps(of: server.process.pid)))
         }
-        return Result(idle: idle, idleHugeKiB: idleHugeKiB, idleThreads: idleThreads, queued: queued)
+        return Result(idle: idle, idleHugeKiB: idleHugeKiB, idleThreads: idleThreads, idleMappings: idleMappings, queued: queued)
     }
 
     /// A peer's row from bench/peers-memory.sh: dunst or mako, idle or

@@ -51,6 +51,35 @@ struct SettledProcessTests {
         #expect(ChildProcess.hasSettled([9, 8, 8, 8], quietReads: 3))
     }
 
+    @Test func namesTheMappingsWithTheMostPSS() {
+        let smaps = """
+            55d0a4200000-55d0a4600000 r-xp 00400000 fe:01 1234                       /usr/bin/toast d
+            Size:               4096 kB
+            Rss:                4096 kB
+            Pss:                1024 kB
+            FilePmdMapped:      4096 kB
+            55d0a4600000-55d0a4700000 r--p 00800000 fe:01 1234                       /usr/bin/toast d
+            Rss:                 120 kB
+            Pss:                 120 kB
+            FilePmdMapped:         0 kB
+            7f0000000000-7f0000100000 rw-p 00000000 00:00 0 
+            Rss:                1800 kB
+            Pss:                1800 kB
+            7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0                          [stack]
+            Rss:                  16 kB
+            Pss:                  16 kB
+
+            """
+        let largest = ChildProcess.largestMappings(smaps: smaps, count: 3)
+        #expect(largest == [
+            // By PSS: the code, shared by four, after the anonymous memory.
+            .init(path: "", permissions: "rw-p", rss: 1800, pss: 1800, hugeFile: 0),
+            .init(path: "/usr/bin/toast d", permissions: "r-xp", rss: 4096, pss: 1024, hugeFile: 4096),
+            .init(path: "/usr/bin/toast d", permissions: "r--p", rss: 120, pss: 120, hugeFile: 0),
+        ])
+        #expect(ChildProcess.largestMappings(smaps: "", count: 3).isEmpty)
+    }
+
     @Test func readsTheProcessItself() {
         let memory = ChildProcess.settledSmaps(of: getpid(), quietReads: 1, limit: 1)
         #expect(memory.rss > 0 && memory.pss > 0 && memory.pss <= memory.rss)
