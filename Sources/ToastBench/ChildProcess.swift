@@ -114,15 +114,6 @@ public final class ChildProcess: @unchecked Sendable {
         return (pss, anonymous, rss)
     }
 
-    /// KiB of file pages the process maps with huge pages (`FilePmdMapped:`
-    /// in /proc/PID/smaps_rollup); 0 when it cannot be read.
-    public static func hugeFileMapped(of pid: pid_t) -> Int {
-        for line in readFile("/proc/\(pid)/smaps_rollup").split(separator: "\n") where line.hasPrefix("FilePmdMapped:") {
-            return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? 0
-        }
-        return 0
-    }
-
     /// One mapping's memory in /proc/PID/smaps, in KiB.
     public struct MappingMemory: Equatable, Sendable {
         /// The mapped file, `[heap]`, `[stack]`, or "" for anonymous memory.
@@ -135,10 +126,9 @@ public final class ChildProcess: @unchecked Sendable {
         public var hugeFile: Int
     }
 
-    /// The `count` mappings of an smaps text with the most PSS, the most
-    /// first: where a process's memory is, when a row is higher than the
-    /// runs before.
-    public static func largestMappings(smaps: String, count: Int) -> [MappingMemory] {
+    /// Every mapping of an smaps text (/proc/PID/smaps), in its order:
+    /// where a process's memory is, when a row is higher than the runs before.
+    public static func mappings(smaps: String) -> [MappingMemory] {
         var mappings: [MappingMemory] = []
         for line in smaps.split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
@@ -157,7 +147,12 @@ public final class ChildProcess: @unchecked Sendable {
                 mappings.append(MappingMemory(path: path, permissions: String(fields[1]), rss: 0, pss: 0, hugeFile: 0))
             }
         }
-        return Array(mappings.sorted { $0.pss > $1.pss }.prefix(count))
+        return mappings
+    }
+
+    /// The `count` mappings with the most PSS, the most first.
+    public static func largest(_ mappings: [MappingMemory], count: Int) -> [MappingMemory] {
+        Array(mappings.sorted { $0.pss > $1.pss }.prefix(count))
     }
 
     /// `smaps(of:)` once the process has settled: its RSS the same over

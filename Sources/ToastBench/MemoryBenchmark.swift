@@ -25,9 +25,8 @@ public enum MemoryBenchmark {
     /// RSS at each, once toastd has settled.
     public static func run(server: ServerUnderTest, counts: [Int]) throws -> Result {
         let idle = ChildProcess.settledSmaps(of: server.process.pid)
-        let idleHugeKiB = ChildProcess.hugeFileMapped(of: server.process.pid)
         let idleThreads = BenchmarkSuite.threads(of: server.process.pid).count
-        let idleMappings = ChildProcess.largestMappings(smaps: readFile("/proc/\(server.process.pid)/smaps"), count: 6)
+        let mappings = ChildProcess.mappings(smaps: readFile("/proc/\(server.process.pid)/smaps"))
         var held = 0
         var queued: [(count: Int, memory: (pss: Int, anonymous: Int, rss: Int))] = []
         for count in counts {
@@ -41,7 +40,10 @@ public enum MemoryBenchmark {
             held = count
             queued.append((count, ChildProcess.settledSmaps(of: server.process.pid)))
         }
-        return Result(idle: idle, idleHugeKiB: idleHugeKiB, idleThreads: idleThreads, idleMappings: idleMappings, queued: queued)
+        return Result(
+            idle: idle, idleHugeKiB: mappings.reduce(0) { $0 + $1.hugeFile }, idleThreads: idleThreads,
+            idleMappings: ChildProcess.largest(mappings, count: 6), queued: queued
+        )
     }
 
     /// A peer's row from bench/peers-memory.sh: dunst or mako, idle or

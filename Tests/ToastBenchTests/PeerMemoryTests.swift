@@ -70,14 +70,16 @@ struct SettledProcessTests {
             Pss:                  16 kB
 
             """
-        let largest = ChildProcess.largestMappings(smaps: smaps, count: 3)
-        #expect(largest == [
+        let mappings = ChildProcess.mappings(smaps: smaps)
+        #expect(mappings.count == 4)
+        #expect(mappings.reduce(0) { $0 + $1.hugeFile } == 4096)
+        #expect(ChildProcess.largest(mappings, count: 3) == [
             // By PSS: the code, shared by four, after the anonymous memory.
             .init(path: "", permissions: "rw-p", rss: 1800, pss: 1800, hugeFile: 0),
             .init(path: "/usr/bin/toast d", permissions: "r-xp", rss: 4096, pss: 1024, hugeFile: 4096),
             .init(path: "/usr/bin/toast d", permissions: "r--p", rss: 120, pss: 120, hugeFile: 0),
         ])
-        #expect(ChildProcess.largestMappings(smaps: "", count: 3).isEmpty)
+        #expect(ChildProcess.mappings(smaps: "").isEmpty)
     }
 
     @Test func readsTheProcessItself() {
