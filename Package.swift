@@ -110,6 +110,8 @@ let package = Package(
         ),
         // glibc's malloc_trim, which Swift's Glibc module does not export.
         .target(name: "CHeapTrim"),
+        // toastd's code read back in small pages, in one C function the order puts in the hot blocks.
+        .target(name: "CCodePages"),
         // The daemon: the socket server on swift-nio around the core.
         .target(
             name: "ToastDaemon",
@@ -119,6 +121,7 @@ let package = Package(
                 "ToastConfig",
                 "ToastSystem",
                 "CHeapTrim",
+                "CCodePages",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

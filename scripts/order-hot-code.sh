@@ -5,7 +5,8 @@
 # `--symbol-ordering-file`). toastd's: every function one plain `toastctl
 # add` runs until it is answered (a session's add, after a rest), then
 # those it runs after its answer, then every other function a request runs,
-# the most run first, then every function start-up runs.
+# the most run first, then every function start-up runs; before all of
+# them, the one that reads the code back (CodeFolios).
 # toastctl's: every function its commands run. The rest of each binary
 # comes after. An add then touches a few hundred KiB of contiguous code,
 # not pages spread over a 69 MB binary, and what start-up alone ran is let
@@ -149,8 +150,13 @@ for paths in groups:
 print("\n".join(order))
 EOF
 nm --defined-only --print-size "$work/toastd" >"$work/toastd.symbols"
-python3 "$work/order.py" "$work/toastd.symbols" "$work/callgrind.3" -- "$work/callgrind.4" -- "$work/callgrind.2" "$work/callgrind.5" \
-    -- "$work/callgrind.1" >scripts/toastd.order
+# First, the one function that must run from the hot blocks although no
+# request runs it: CodeFolios' (Sources/CCodePages).
+{
+    echo toastd_code_pages_reread
+    python3 "$work/order.py" "$work/toastd.symbols" "$work/callgrind.3" -- "$work/callgrind.4" -- "$work/callgrind.2" "$work/callgrind.5" \
+        -- "$work/callgrind.1" | grep -v -x toastd_code_pages_reread
+} >scripts/toastd.order
 echo "scripts/toastd.order: $(wc -l <scripts/toastd.order) functions"
 
 # toastctl: each command under callgrind, against a toastd of its own.

@@ -24,17 +24,26 @@ public enum CodePages {
         public var start: UInt
         public var end: UInt
         public var path: String
+        /// Where in its file the mapping starts.
+        public var offset: UInt = 0
     }
 
-    /// Unmaps every releasable mapping of this process; returns the bytes
-    /// that were resident in them before.
+    /// What `release` let go of.
+    public struct Released: Sendable {
+        /// The bytes that were resident in the mappings.
+        public var bytes = 0
+        public var mappings: [Mapping] = []
+    }
+
+    /// Unmaps every releasable mapping of this process.
     @discardableResult
-    public static func release() -> Int {
-        guard let smaps = ProcFile.bytes("/proc/self/smaps") else { return 0 }
-        var released = 0
+    public static func release() -> Released {
+        guard let smaps = ProcFile.bytes("/proc/self/smaps") else { return Released() }
+        var released = Released()
         for (mapping, resident) in releasable(smaps: smaps) {
             if madvise(UnsafeMutableRawPointer(bitPattern: mapping.start), Int(mapping.end - mapping.start), MADV_DONTNEED) == 0 {
-                released += resident
+                released.bytes += resident
+                released.mappings.append(mapping)
             }
         }
         return released
@@ -54,7 +63,7 @@ public enum CodePages {
         MappingsText.entries(smaps, fields: ["Rss:", "Anonymous:", "Swap:"]).compactMap { entry in
             let (rss, anonymous, swap) = (entry.values[0], entry.values[1], entry.values[2])
             guard entry.isPrivateReadOnlyFile, rss > 0, anonymous == 0, swap == 0 else { return nil }
-            return (Mapping(start: entry.start, end: entry.end, path: entry.path), rss * 1024)
+            return (Mapping(start: entry.start, end: entry.end, path: entry.path, offset: entry.offset), rss * 1024)
         }
     }
 }

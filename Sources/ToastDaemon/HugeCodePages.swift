@@ -75,29 +75,39 @@ public enum HugeCodePages {
         setting.contains("[") && !setting.contains("[never]")
     }
 
-    /// Maps this process's hot code blocks huge; returns the bytes so mapped.
+    /// What `map` did.
+    public struct Mapped: Sendable {
+        /// The blocks it marked and mapped again, huge or not: their addresses.
+        public var blocks: [UInt] = []
+        /// The bytes of them mapped with huge pages.
+        public var bytes = 0
+    }
+
+    /// Maps this process's hot code blocks huge.
     @discardableResult
-    public static func map() -> Int {
+    public static func map() -> Mapped {
         guard kernelOffersHugePages, let executable = ProcFile.link("/proc/self/exe"), let maps = ProcFile.bytes("/proc/self/maps"),
             let code = code(maps: maps, executable: executable)
-        else { return 0 }
+        else { return Mapped() }
         let file = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)
-        guard file >= 0 else { return 0 }
+        guard file >= 0 else { return Mapped() }
         defer { close(file) }
         return map(code, of: file, limit: hotBlocks)
     }
 
     /// Maps the first `limit` blocks of `mapping`, a private mapping of
-    /// `file`, with huge pages; returns the bytes so mapped.
-    static func map(_ mapping: MappingsText.Entry, of file: Int32, limit: Int) -> Int {
+    /// `file`, with huge pages.
+    static func map(_ mapping: MappingsText.Entry, of file: Int32, limit: Int) -> Mapped {
         let blocks = blocks(start: mapping.start, end: mapping.end, offset: mapping.offset, limit: limit)
-        guard !blocks.isEmpty else { return 0 }
-        for block in blocks {
-            guard madvise(UnsafeMutableRawPointer(bitPattern: block), Int(blockSize), MADV_HUGEPAGE) == 0 else { return 0 }
+        guard !blocks.isEmpty else { return Mapped() }
+        for (index, block) in blocks.enumerated() {
+            guard madvise(UnsafeMutableRawPointer(bitPattern: block), Int(blockSize), MADV_HUGEPAGE) == 0 else {
+                return Mapped(blocks: Array(blocks[..<index]))
+            }
             remap(block)
         }
         let mapped = huge(blocks)
-        guard mapped < blocks.count * Int(blockSize) else { return mapped }
+        guard mapped < blocks.count * Int(blockSize) else { return Mapped(blocks: blocks, bytes: mapped) }
         // The page cache holds some block in small pages: drop the blocks'
         // pages (those no process maps; a page not yet written back stays,
         // hence the sync) and read them back whole.
@@ -107,7 +117,7 @@ public enum HugeCodePages {
             posix_fadvise(file, off_t(mapping.offset + (block - mapping.start)), off_t(blockSize), POSIX_FADV_DONTNEED)
             touch(block)
         }
-        return huge(blocks)
+        return Mapped(blocks: blocks, bytes: huge(blocks))
     }
 
     /// Unmaps a block and maps it again.

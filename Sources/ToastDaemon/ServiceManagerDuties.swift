@@ -131,21 +131,26 @@ final class ServiceManagerDuties: DaemonService, @unchecked Sendable {
     /// "At rest"). `TOASTD_KEEP_CODE_PAGES` keeps them, for that benchmark.
     /// Then, on the same thread, the code requests run is mapped with huge
     /// pages (`HugeCodePages`; `TOASTD_SMALL_CODE_PAGES` leaves it in small
-    /// ones, for the same benchmark), and toastctl's pages are held
-    /// (`ClientPages`).
+    /// ones, for the same benchmark), the rest of the code is read back into
+    /// the page cache in small pages (`CodeFolios`), and toastctl's pages are
+    /// held (`ClientPages`).
     private func releaseStartUpCode(when: String) {
         let keep = getenv("TOASTD_KEEP_CODE_PAGES") != nil
         let small = getenv("TOASTD_SMALL_CODE_PAGES") != nil
         let logger = logger
         // A thread that ends when it is done: a Dispatch worker stayed and woke once a second.
         DetachedThread.start {
+            let released = keep ? CodePages.Released() : CodePages.release()
             if !keep {
-                let released = CodePages.release()
-                logger.debug("let go of start-up code pages", metadata: ["KiB": "\(released / 1024)", "when": "\(when)"])
+                logger.debug("let go of start-up code pages", metadata: ["KiB": "\(released.bytes / 1024)", "when": "\(when)"])
             }
+            let huge = small ? HugeCodePages.Mapped() : HugeCodePages.map()
             if !small {
-                let huge = HugeCodePages.map()
-                logger.debug("mapped the hot code with huge pages", metadata: ["KiB": "\(huge / 1024)"])
+                logger.debug("mapped the hot code with huge pages", metadata: ["KiB": "\(huge.bytes / 1024)"])
+            }
+            if !keep {
+                let reread = CodeFolios.reread(released.mappings, excluding: huge.blocks)
+                logger.debug("read the rest of the code back in small pages", metadata: ["KiB": "\(reread / 1024)"])
             }
             guard let path = ClientPages.siblingPath() else { return }
             let held = ClientPages.hold(path)

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef TOASTD_CODE_PAGES_H
+#define TOASTD_CODE_PAGES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// A range of toastd's executable mapped at `address`, `offset` bytes into the file.
+struct toastd_code_span {
+    uintptr_t address;
+    size_t length;
+    int64_t offset;
+};
+
+/// Unmaps each span (MADV_DONTNEED), then drops its pages from the page
+/// cache of `file` (POSIX_FADV_DONTNEED: those no process maps), then asks
+/// for them to be read back (POSIX_FADV_WILLNEED, in small folios).
+///
+/// Between the unmapping and the dropping, the pages the calling thread
+/// runs on are mapped again, and so kept with the folio they are in; this
+/// one function is all it runs there, and scripts/toastd.order puts it in
+/// the hot blocks that toastd maps with huge pages (with the PLT,
+/// scripts/toastd-private-code.ld), which no span covers. Call
+/// posix_fadvise once before, so that binding it does not read the
+/// executable's symbols there either.
+void toastd_code_pages_reread(const struct toastd_code_span *spans, size_t count, int file);
+
+#endif
