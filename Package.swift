@@ -110,8 +110,10 @@ let package = Package(
         ),
         // glibc's malloc_trim, which Swift's Glibc module does not export.
         .target(name: "CHeapTrim"),
-        // toastd's code read back in small pages, in one C function the order puts in the hot blocks.
-        .target(name: "CCodePages"),
+        // toastd's code read back in small pages, in one C function the order
+        // puts in the hot blocks. -fno-plt: its calls into the C library go
+        // through the GOT, bound at load, not through the PLT's pages.
+        .target(name: "CCodePages", cSettings: [.unsafeFlags(["-fno-plt"])]),
         // The daemon: the socket server on swift-nio around the core.
         .target(
             name: "ToastDaemon",

@@ -27,7 +27,8 @@ import ToastSystem
 /// library that other processes share. The pages the thread runs on
 /// between the unmapping and the dropping stay in the folio they were in:
 /// that is one C function (`toastd_code_pages_reread`), which the release
-/// build puts in the hot blocks, with the PLT.
+/// build puts in the hot blocks, and which calls the C library without the
+/// PLT (`-fno-plt`), whose page is outside them.
 public enum CodeFolios {
     /// A range of the executable's mappings, and where it is in the file.
     struct Span: Equatable {
@@ -66,9 +67,6 @@ public enum CodeFolios {
         let file = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)
         guard file >= 0 else { return 0 }
         defer { close(file) }
-        // posix_fadvise's first call binds it, reading the executable's
-        // symbols: done here, not between the unmapping and the dropping.
-        posix_fadvise(file, 0, 0, POSIX_FADV_NORMAL)
         let raw = spans.map { toastd_code_span(address: $0.address, length: Int($0.length), offset: Int64($0.offset)) }
         toastd_code_pages_reread(raw, raw.count, file)
         return spans.reduce(0) { $0 + Int($1.length) }

@@ -19,10 +19,10 @@ struct toastd_code_span {
 /// Between the unmapping and the dropping, the pages the calling thread
 /// runs on are mapped again, and so kept with the folio they are in; this
 /// one function is all it runs there, and scripts/toastd.order puts it in
-/// the hot blocks that toastd maps with huge pages (with the PLT,
-/// scripts/toastd-private-code.ld), which no span covers. Call
-/// posix_fadvise once before, so that binding it does not read the
-/// executable's symbols there either.
+/// the hot blocks that toastd maps with huge pages, which no span covers.
+/// Built with -fno-plt, it calls the C library through the GOT, bound when
+/// toastd is loaded: neither the PLT's page nor a lazy binding's read of
+/// the executable's symbol tables comes between.
 void toastd_code_pages_reread(const struct toastd_code_span *spans, size_t count, int file);
 
 #endif
