@@ -12,9 +12,9 @@ import Glibc
 /// sequence (installed, copied, checksummed) sits in large folios, and a
 /// fault maps the whole folio it lands in, so an idle toastd held megabytes
 /// of code it never ran. The test writes a copy of toastd so, then looks at
-/// its code the way
-/// a fault does, from a mapping of its own: before (a toastd that keeps its
-/// code pages, which does not read them back) and after.
+/// its code the way a fault does, from a mapping of its own: before (a
+/// toastd that keeps its code pages, which does not read them back) and
+/// after.
 @Suite("toastd's code read back in small pages")
 struct CodeFoliosIntegrationTests {
     /// What the kernel maps around a faulting page of a file in small pages
@@ -71,8 +71,7 @@ struct CodeFoliosIntegrationTests {
         guard let directory = try? TemporaryDirectory(prefix: "toastd-folios") else { return false }
         defer { directory.remove() }
         let path = directory.path + "/scratch"
-        let bytes = (0..<(16 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
-        guard (try? writeWhole(bytes, to: path)) != nil else { return false }
+        guard (try? writeWhole([UInt8](repeating: 0x5a, count: 16 << 20), to: path)) != nil else { return false }
         return (0..<8).contains { mappedByOneFault(path, at: ($0 * 2 + 1) << 20) > faultAround }
     }()
 
