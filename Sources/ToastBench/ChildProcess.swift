@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #if canImport(Glibc)
+import ToastDaemon
 import ToastSystem
 import ToastProtocol
 import Glibc
@@ -129,25 +130,9 @@ public final class ChildProcess: @unchecked Sendable {
     /// Every mapping of an smaps text (/proc/PID/smaps), in its order:
     /// where a process's memory is, when a row is higher than the runs before.
     public static func mappings(smaps: String) -> [MappingMemory] {
-        var mappings: [MappingMemory] = []
-        for line in smaps.split(separator: "\n") {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard let key = fields.first else { continue }
-            if key.last == ":" {
-                guard !mappings.isEmpty, fields.count >= 2, let value = Int(fields[1]) else { continue }
-                switch key {
-                case "Rss:": mappings[mappings.count - 1].rss = value
-                case "Pss:": mappings[mappings.count - 1].pss = value
-                case "FilePmdMapped:": mappings[mappings.count - 1].hugeFile = value
-                default: break
-                }
-            } else if key.contains("-"), fields.count >= 5 {
-                // "start-end perms offset dev inode [path]"; a path may hold spaces.
-                let path = fields.count > 5 ? fields[5...].joined(separator: " ") : ""
-                mappings.append(MappingMemory(path: path, permissions: String(fields[1]), rss: 0, pss: 0, hugeFile: 0))
-            }
+        MappingsText.entries(Array(smaps.utf8), fields: ["Rss:", "Pss:", "FilePmdMapped:"]).map { entry in
+            MappingMemory(path: entry.path, permissions: entry.permissions, rss: entry.values[0], pss: entry.values[1], hugeFile: entry.values[2])
         }
-        return mappings
     }
 
     /// The `count` mappings with the most PSS, the most first.

@@ -4,20 +4,21 @@
 /// bytes, line by line: splitting the text into Strings took three quarters
 /// of `CodePages`' time, about 4 ms of a core at every start
 /// (docs/BENCHMARKS.md, "At rest"). The text is the kernel's, but a
-/// malformed line is skipped rather than trusted.
-enum MappingsText {
+/// malformed line is skipped rather than trusted. toast-bench reads the
+/// processes it measures with it too (`ChildProcess.mappings`).
+public enum MappingsText {
     /// One mapping: its header, and the values (in kB) of the fields asked
     /// for, in the order asked, 0 where a field is missing or not a number.
-    struct Entry: Equatable {
-        var start: UInt
-        var end: UInt
+    public struct Entry: Equatable, Sendable {
+        public var start: UInt
+        public var end: UInt
         /// `r-xp` and the like.
-        var permissions: String
+        public var permissions: String
         /// Where in its file the mapping starts.
-        var offset: UInt
+        public var offset: UInt
         /// The file, `[heap]` and the like, or empty.
-        var path: String
-        var values: [Int]
+        public var path: String
+        public var values: [Int]
 
         /// Private, not writable, and backed by a file (a path, not `[vdso]`
         /// or an anonymous region).
@@ -30,7 +31,7 @@ enum MappingsText {
 
     /// Every mapping of `text`, with the values of `fields` (each given with
     /// its colon: `"Rss:"`).
-    static func entries(_ text: [UInt8], fields names: [StaticString]) -> [Entry] {
+    public static func entries(_ text: [UInt8], fields names: [StaticString]) -> [Entry] {
         var found: [Entry] = []
         text.withUnsafeBufferPointer { text in
             var lineStart = 0

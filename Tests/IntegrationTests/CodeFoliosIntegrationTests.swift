@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import Testing
+import ToastDaemon
 import ToastSystem
 
 #if canImport(Glibc)
@@ -54,13 +55,10 @@ struct CodeFoliosIntegrationTests {
             window != MAP_FAILED
         else { return 0 }
         madvise(window + (offset - start) / 4096 * 4096, 4096, MADV_POPULATE_READ)
-        let header = String(aligned, radix: 16) + "-"
-        guard let smaps = ProcFile.read("/proc/self/smaps") else { return 0 }
-        let lines = smaps.split(separator: "\n")
-        guard let index = lines.firstIndex(where: { $0.hasPrefix(header) }),
-            let rss = lines[(index + 1)...].first(where: { $0.hasPrefix("Rss:") })
+        guard let smaps = ProcFile.bytes("/proc/self/smaps"),
+            let window = MappingsText.entries(smaps, fields: ["Rss:"]).first(where: { $0.start == UInt(aligned) })
         else { return 0 }
-        return (rss.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0) * 1024
+        return window.values[0] * 1024
     }
 
     /// Whether this kernel keeps a file written whole in large folios and
@@ -79,15 +77,12 @@ struct CodeFoliosIntegrationTests {
     /// code first, then the rest (read-only data, relocated and writable
     /// data), from its maps.
     static func mappedRanges(of executable: String, in daemon: DaemonFixture) throws -> (code: Range<Int>, others: [Range<Int>]) {
-        let maps = try #require(ProcFile.read("/proc/\(daemon.process.processIdentifier)/maps"))
+        let maps = try #require(ProcFile.bytes("/proc/\(daemon.process.processIdentifier)/maps"))
         var code: Range<Int>?
         var others: [Range<Int>] = []
-        for line in maps.split(separator: "\n") where line.hasSuffix(" " + executable) {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            let bounds = fields[0].split(separator: "-").compactMap { Int($0, radix: 16) }
-            let offset = try #require(Int(fields[2], radix: 16))
-            let range = offset..<(offset + bounds[1] - bounds[0])
-            if fields[1] == "r-xp" { code = range } else { others.append(range) }
+        for entry in MappingsText.entries(maps, fields: []) where entry.path == executable {
+            let range = Int(entry.offset)..<Int(entry.offset + entry.end - entry.start)
+            if entry.permissions == "r-xp" { code = range } else { others.append(range) }
         }
         return (try #require(code), others)
     }
