@@ -39,9 +39,9 @@ public enum ClientPages {
         let inode: UInt64
     }
 
-    /// Where the `toastctl` beside this process's executable would be.
-    public static func siblingPath(named name: String = "toastctl") -> String? {
-        guard let executable = executablePath(), let slash = executable.lastIndex(of: "/") else { return nil }
+    /// Where the `toastctl` beside the executable at `executable` would be.
+    public static func siblingPath(of executable: String, named name: String = "toastctl") -> String? {
+        guard let slash = executable.lastIndex(of: "/") else { return nil }
         return String(executable[...slash]) + name
     }
 
@@ -80,7 +80,4 @@ public enum ClientPages {
             device: UInt64(status.st_dev), inode: UInt64(status.st_ino)
         )
     }
-
-    /// /proc/self/exe: where this process's executable is (a link's target).
-    static func executablePath() -> String? { ProcFile.link("/proc/self/exe") }
 }

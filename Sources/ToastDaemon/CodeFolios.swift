@@ -51,7 +51,10 @@ public enum CodeFolios {
                 }
             }
             spans += pieces.map { start, end in
-                Span(address: start, length: end - start, offset: mapping.offset + (start - mapping.start))
+                Span(
+                    address: start, length: end - start,
+                    offset: OwnExecutable.fileOffset(of: start, start: mapping.start, offset: mapping.offset)
+                )
             }
         }
         return spans
@@ -60,15 +63,11 @@ public enum CodeFolios {
     /// Unmaps, drops and reads back the executable's ranges of `released`
     /// outside `blocks`; returns their length.
     @discardableResult
-    public static func reread(_ released: [CodePages.Mapping], excluding blocks: [UInt]) -> Int {
-        guard let executable = ProcFile.link("/proc/self/exe") else { return 0 }
-        let spans = spans(of: released, executable: executable, excluding: blocks, blockSize: HugeCodePages.blockSize)
+    static func reread(_ released: [CodePages.Mapping], of executable: borrowing OwnExecutable, excluding blocks: [UInt]) -> Int {
+        let spans = spans(of: released, executable: executable.path, excluding: blocks, blockSize: HugeCodePages.blockSize)
         guard !spans.isEmpty else { return 0 }
-        let file = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)
-        guard file >= 0 else { return 0 }
-        defer { close(file) }
         let raw = spans.map { toastd_code_span(address: $0.address, length: Int($0.length), offset: Int64($0.offset)) }
-        toastd_code_pages_reread(raw, raw.count, file)
+        toastd_code_pages_reread(raw, raw.count, executable.file)
         return spans.reduce(0) { $0 + Int($1.length) }
     }
 }

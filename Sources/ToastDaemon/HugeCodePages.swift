@@ -85,14 +85,11 @@ public enum HugeCodePages {
 
     /// Maps this process's hot code blocks huge.
     @discardableResult
-    public static func map() -> Mapped {
-        guard kernelOffersHugePages, let executable = ProcFile.link("/proc/self/exe"), let maps = ProcFile.bytes("/proc/self/maps"),
-            let code = code(maps: maps, executable: executable)
+    static func map(_ executable: borrowing OwnExecutable) -> Mapped {
+        guard kernelOffersHugePages, let maps = ProcFile.bytes("/proc/self/maps"),
+            let code = code(maps: maps, executable: executable.path)
         else { return Mapped() }
-        let file = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)
-        guard file >= 0 else { return Mapped() }
-        defer { close(file) }
-        return map(code, of: file, limit: hotBlocks)
+        return map(code, of: executable.file, limit: hotBlocks)
     }
 
     /// Maps the first `limit` blocks of `mapping`, a private mapping of
@@ -114,7 +111,8 @@ public enum HugeCodePages {
         fdatasync(file)
         for block in blocks {
             madvise(UnsafeMutableRawPointer(bitPattern: block), Int(blockSize), MADV_DONTNEED)
-            posix_fadvise(file, off_t(mapping.offset + (block - mapping.start)), off_t(blockSize), POSIX_FADV_DONTNEED)
+            let offset = OwnExecutable.fileOffset(of: block, start: mapping.start, offset: mapping.offset)
+            posix_fadvise(file, off_t(offset), off_t(blockSize), POSIX_FADV_DONTNEED)
             touch(block)
         }
         return Mapped(blocks: blocks, bytes: huge(blocks))

@@ -140,19 +140,20 @@ final class ServiceManagerDuties: DaemonService, @unchecked Sendable {
         let logger = logger
         // A thread that ends when it is done: a Dispatch worker stayed and woke once a second.
         DetachedThread.start {
+            guard let executable = OwnExecutable() else { return }
             let released = keep ? CodePages.Released() : CodePages.release()
             if !keep {
                 logger.debug("let go of start-up code pages", metadata: ["KiB": "\(released.bytes / 1024)", "when": "\(when)"])
             }
-            let huge = small ? HugeCodePages.Mapped() : HugeCodePages.map()
+            let huge = small ? HugeCodePages.Mapped() : HugeCodePages.map(executable)
             if !small {
                 logger.debug("mapped the hot code with huge pages", metadata: ["KiB": "\(huge.bytes / 1024)"])
             }
             if !keep {
-                let reread = CodeFolios.reread(released.mappings, excluding: huge.blocks)
+                let reread = CodeFolios.reread(released.mappings, of: executable, excluding: huge.blocks)
                 logger.debug("read the rest of the code back in small pages", metadata: ["KiB": "\(reread / 1024)"])
             }
-            guard let path = ClientPages.siblingPath() else { return }
+            guard let path = ClientPages.siblingPath(of: executable.path) else { return }
             let held = ClientPages.hold(path)
             if let held {
                 logger.debug("holding toastctl's pages", metadata: ["path": "\(held.path)", "KiB": "\(held.length / 1024)"])

@@ -105,12 +105,21 @@ struct ClientPagesTests {
     }
 
     @Test func theSiblingIsLookedForBesideThisProcesssExecutable() throws {
-        let executable = try #require(ClientPages.executablePath())
+        guard let executable = OwnExecutable() else {
+            Issue.record("/proc/self/exe could not be read and opened")
+            return
+        }
         // The executable's own path, as the kernel has it: a file that exists and runs.
-        #expect(executable.hasPrefix("/") && access(executable, X_OK) == 0, "\(executable)")
-        let directory = executable[...executable.lastIndex(of: "/")!]
-        #expect(ClientPages.siblingPath(named: "toastctl") == directory + "toastctl")
-        let missing = try #require(ClientPages.siblingPath(named: "no-such-toastctl-\(getpid())"))
+        #expect(executable.path.hasPrefix("/") && access(executable.path, X_OK) == 0, "\(executable.path)")
+        // What was opened is that file.
+        var opened = stat()
+        var named = stat()
+        #expect(fstat(executable.file, &opened) == 0 && stat(executable.path, &named) == 0)
+        #expect(opened.st_dev == named.st_dev && opened.st_ino == named.st_ino)
+        let directory = executable.path[...executable.path.lastIndex(of: "/")!]
+        #expect(ClientPages.siblingPath(of: executable.path, named: "toastctl") == directory + "toastctl")
+        #expect(ClientPages.siblingPath(of: "toastd") == nil)
+        let missing = try #require(ClientPages.siblingPath(of: executable.path, named: "no-such-toastctl-\(getpid())"))
         #expect(ClientPages.hold(missing) == nil)
         // toastd's own wiring (the sibling of the real toastd) is in the integration tests.
     }
