@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "ToastProtocol"),
         // What the tools and the daemon need from the system: one monotonic clock,
         // one way to start a child process, /proc.
-        .target(name: "ToastSystem"),
+        .target(name: "ToastSystem", dependencies: ["CCodePages"]),
         // Regular expressions whose matching time is linear in the text (the rules').
         .target(name: "ToastRegex"),
         // RE2 (Debian libre2-dev) behind a C face: measured against ToastRegex in toast-bench's regex scenario.
@@ -123,7 +123,6 @@ let package = Package(
                 "ToastConfig",
                 "ToastSystem",
                 "CHeapTrim",
-                "CCodePages",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

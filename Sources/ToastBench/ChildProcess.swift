@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 #if canImport(Glibc)
-import ToastDaemon
 import ToastSystem
 import ToastProtocol
 import Glibc

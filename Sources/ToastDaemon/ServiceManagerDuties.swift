@@ -150,7 +150,9 @@ final class ServiceManagerDuties: DaemonService, @unchecked Sendable {
                 logger.debug("mapped the hot code with huge pages", metadata: ["KiB": "\(huge.bytes / 1024)"])
             }
             if !keep {
-                let reread = CodeFolios.reread(released.mappings, of: executable, excluding: huge.blocks)
+                let reread = CodeFolios.reread(
+                    released.mappings, of: executable, excluding: huge.blocks, blockSize: HugeCodePages.blockSize
+                )
                 logger.debug("read the rest of the code back in small pages", metadata: ["KiB": "\(reread / 1024)"])
             }
             guard let path = ClientPages.siblingPath(of: executable.path) else { return }

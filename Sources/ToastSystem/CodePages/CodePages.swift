@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #if canImport(Glibc)
-import ToastSystem
 import Glibc
 #endif
 
-/// Lets go of the code pages that toastd is not using.
+/// Lets go of the code pages that this process is not using: toastd once it
+/// is ready (`ServiceManagerDuties`), toast-overlay once it is idle
+/// (`StartUpPages`).
 ///
 /// Starting toastd runs code it never runs again (argument parsing, the
 /// configuration, opening and migrating the store, the Swift runtime's
@@ -33,6 +34,8 @@ public enum CodePages {
         /// The bytes that were resident in the mappings.
         public var bytes = 0
         public var mappings: [Mapping] = []
+
+        public init() {}
     }
 
     /// Unmaps every releasable mapping of this process.

@@ -20,6 +20,10 @@ public enum MappingsText {
         public var path: String
         public var values: [Int]
 
+        public init(start: UInt, end: UInt, permissions: String, offset: UInt, path: String, values: [Int]) {
+            (self.start, self.end, self.permissions, self.offset, self.path, self.values) = (start, end, permissions, offset, path, values)
+        }
+
         /// Private, not writable, and backed by a file (a path, not `[vdso]`
         /// or an anonymous region).
         var isPrivateReadOnlyFile: Bool {

@@ -2,11 +2,11 @@
 import CCodePages
 #if canImport(Glibc)
 import Glibc
-import ToastSystem
 #endif
 
-/// Reads toastd's code back into the page cache in small pages once it has
-/// let go of it, so that what it faults in again maps only what it runs.
+/// Reads this process's code back into the page cache in small pages once
+/// it has let go of it, so that what it faults in again maps only what it
+/// runs: toastd's (outside its hot blocks), and toast-overlay's.
 ///
 /// Since Linux 6.16, ext4 keeps a file that was read in sequence (copied,
 /// installed, checksummed, backed up: with this machine's 8 MiB of
@@ -23,12 +23,13 @@ import ToastSystem
 /// since), dropped from the page cache (`POSIX_FADV_DONTNEED`: only pages
 /// no process maps go, so another toastd's stay) and read back at once
 /// (`POSIX_FADV_WILLNEED` reads in small folios), so that no request waits
-/// on the disk for them. Only toastd's own executable is touched, never a
-/// library that other processes share. The pages the thread runs on
-/// between the unmapping and the dropping stay in the folio they were in:
-/// that is one C function (`toastd_code_pages_reread`), which the release
-/// build puts in the hot blocks, and which calls the C library without the
-/// PLT (`-fno-plt`), whose page is outside them.
+/// on the disk for them. Only the process's own executable is touched,
+/// never a library that other processes share. The pages the thread runs
+/// on between the unmapping and the dropping stay in the folio they were
+/// in: that is one C function (`toastd_code_pages_reread`), which toastd's
+/// release build puts in the hot blocks, and which calls the C library
+/// without the PLT (`-fno-plt`), whose page is outside them. (toast-overlay
+/// has no such layout: its one page of that function keeps its folio.)
 public enum CodeFolios {
     /// A range of the executable's mappings, and where it is in the file.
     struct Span: Equatable {
@@ -61,10 +62,13 @@ public enum CodeFolios {
     }
 
     /// Unmaps, drops and reads back the executable's ranges of `released`
-    /// outside `blocks`; returns their length.
+    /// outside `blocks` (each `blockSize` long: toastd's hot code, mapped
+    /// with huge pages); returns their length.
     @discardableResult
-    static func reread(_ released: [CodePages.Mapping], of executable: borrowing OwnExecutable, excluding blocks: [UInt]) -> Int {
-        let spans = spans(of: released, executable: executable.path, excluding: blocks, blockSize: HugeCodePages.blockSize)
+    public static func reread(
+        _ released: [CodePages.Mapping], of executable: borrowing OwnExecutable, excluding blocks: [UInt] = [], blockSize: UInt = 0
+    ) -> Int {
+        let spans = spans(of: released, executable: executable.path, excluding: blocks, blockSize: blockSize)
         guard !spans.isEmpty else { return 0 }
         let raw = spans.map { toastd_code_span(address: $0.address, length: Int($0.length), offset: Int64($0.offset)) }
         toastd_code_pages_reread(raw, raw.count, executable.file)

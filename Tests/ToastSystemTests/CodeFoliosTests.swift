@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Testing
 
-@testable import ToastDaemon
+@testable import ToastSystem
 
 @Suite("Code read back in small pages")
 struct CodeFoliosTests {
