@@ -46,6 +46,7 @@ public final class Overlay: @unchecked Sendable {
     private var shown: [ToastAlignment: [CardContent]] = [:]
     private var notices: [ToastID: (text: String, until: Int64)] = [:]
     static let noticeMilliseconds: Int64 = 4_000
+    private var startUpPages = StartUpPages()
 
     public init(socketPath: String, scene: String, configPath: String?, backend: Backend, environment: [String: String], log: @escaping @Sendable (String) -> Void) {
         self.socketPath = socketPath
@@ -83,7 +84,9 @@ public final class Overlay: @unchecked Sendable {
         ]
         while true {
             guard toast_overlay_flush(overlay) == 0 else { throw Failure(description: "the display went away") }
-            if poll(&polled, nfds_t(polled.count), timeout(overlay)) < 0 {
+            let wait = timeout(overlay)
+            if startUpPages.sleeping(idle: wait < 0 && shown.values.allSatisfy(\.isEmpty)) { letGoOfStartUpCode() }
+            if poll(&polled, nfds_t(polled.count), wait) < 0 {
                 if errno == EINTR { continue }
                 throw Failure(description: "poll: \(String(cString: strerror(errno)))")
             }
@@ -160,6 +163,7 @@ public final class Overlay: @unchecked Sendable {
             guard cards != shown[alignment] || cards.contains(where: \.spinner) else { continue }
             shown[alignment] = cards
             CardBridge.show(cards, in: alignment, on: overlay, spinnerPhase: spin)
+            if !cards.isEmpty { startUpPages.drew() }
         }
     }
 
@@ -183,6 +187,18 @@ public final class Overlay: @unchecked Sendable {
         }
         for notice in notices.values { sooner(max(1, notice.until - monotonic)) }
         return Int32(clamping: wait)
+    }
+
+    /// Lets go of the code pages only the start (or the first card) ran, on
+    /// a thread of its own: reading smaps and reading the code back take a
+    /// few milliseconds (`StartUpPages`). `TOAST_OVERLAY_KEEP_CODE_PAGES`
+    /// keeps them, for the benchmark and the test that compare.
+    private func letGoOfStartUpCode() {
+        guard environment["TOAST_OVERLAY_KEEP_CODE_PAGES"] == nil else { return }
+        DetachedThread.start {
+            guard let executable = OwnExecutable() else { return }
+            CodeFolios.reread(CodePages.release().mappings, of: executable)
+        }
     }
 
     // MARK: - Clicks

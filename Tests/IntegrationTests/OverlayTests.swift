@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import ToastKit
 import ToastCore
+import ToastSystem
 
 /// toast-overlay on a real display, read back in real pixels: under a
 /// headless sway (grim's screenshot) and under Xvfb (ImageMagick's `import`
@@ -95,14 +96,15 @@ struct OverlayTests {
         let binaries = DaemonFixture.binaryDirectory
         var config: String { desktop.runtime + "/config.toml" }
 
-        init(_ kind: HeadlessDesktop.Kind, style: String = OverlayTests.still) throws {
+        init(_ kind: HeadlessDesktop.Kind, style: String = OverlayTests.still, overlayEnvironment: [String: String] = [:]) throws {
             desktop = try HeadlessDesktop(kind)
             toastd = 0
             overlay = 0
             try write(style: style)
             toastd = try startToastd()
             overlay = try desktop.spawn(
-                binaries.appending(path: "toast-overlay").path, ["--config", config], stderr: desktop.runtime + "/overlay.log")
+                binaries.appending(path: "toast-overlay").path, ["--config", config], environment: overlayEnvironment,
+                stderr: desktop.runtime + "/overlay.log")
             usleep(300_000)
         }
 
@@ -361,6 +363,31 @@ struct OverlayTests {
         let second = try rig.screen(output: "HEADLESS-2") { $0.near($0.width / 2, 24, Self.colors["success"]!) }
         #expect(second.near(second.width / 2, 24, Self.colors["success"]!))
         #expect(!(try rig.screen(output: "HEADLESS-1")).near(640, 24, Self.colors["success"]!), "not on the first")
+    }
+
+    /// Idle after its first card has come and gone, the overlay's own binary
+    /// keeps resident only what it ran since it let go of its start-up code
+    /// (`StartUpPages`, `CodePages`): far less than the same overlay keeping
+    /// its pages (`TOAST_OVERLAY_KEEP_CODE_PAGES`) after the same card.
+    @Test(.enabled(if: wayland))
+    func itLetsGoOfTheCodeOnlyItsStartRan() throws {
+        func residentCodeKiB(keeping: Bool) throws -> Int {
+            let rig = try Rig(.wayland, overlayEnvironment: keeping ? ["TOAST_OVERLAY_KEEP_CODE_PAGES": "1"] : [:])
+            try rig.toastctl("add", "once", "--role", "success", "--duration", "indefinite")
+            let shown = try rig.screen { $0.cards(atColumn: $0.width / 2) == 1 }
+            #expect(shown.cards(atColumn: shown.width / 2) == 1)
+            try rig.toastctl("clear")
+            let cleared = try rig.screen { $0.cards(atColumn: $0.width / 2) == 0 }
+            #expect(cleared.cards(atColumn: cleared.width / 2) == 0)
+            usleep(500_000)
+            let executable = try #require(ProcFile.link("/proc/\(rig.overlay)/exe"))
+            let smaps = try #require(ProcFile.bytes("/proc/\(rig.overlay)/smaps"))
+            return MappingsText.entries(smaps, fields: ["Rss:"]).filter { $0.path == executable }.reduce(0) { $0 + $1.values[0] }
+        }
+        let kept = try residentCodeKiB(keeping: true)
+        let shipped = try residentCodeKiB(keeping: false)
+        #expect(kept > 0)
+        #expect(shipped * 2 < kept, "the overlay's binary: \(shipped) KiB resident, \(kept) KiB with its code pages kept")
     }
 
     @Test(.enabled(if: !kinds.isEmpty), arguments: kinds)
