@@ -196,14 +196,20 @@ try:
     wait_for(lambda: os.path.exists(work + "/toastd.sock"))
     toastctl = lambda *a: run([args.toastctl] + list(a))
 
-    rows = {}
+    def overlay_through_cards(name, extra=None):
+        """A toast-overlay started under WAYLAND_DEBUG, its time to pixels
+        over `samples` cards, then idle for 2 s: the process and the delays."""
+        log = f"{work}/{name}.wl"
+        process = spawn([args.overlay, "--config", work + "/config.toml"], {"WAYLAND_DEBUG": "1", **(extra or {})},
+                        stderr=open(log, "wb"))
+        time.sleep(1)
+        delays = time_to_pixels(log, lambda i: f"{args.toastctl} add 'Build {i} finished' --role success --duration indefinite",
+                                lambda: toastctl("clear"))
+        time.sleep(2)
+        return process, delays
+
     # toast-overlay
-    overlay_log = work + "/overlay.wl"
-    overlay = spawn([args.overlay, "--config", work + "/config.toml"], {"WAYLAND_DEBUG": "1"}, stderr=open(overlay_log, "wb"))
-    time.sleep(1)
-    ours = time_to_pixels(overlay_log, lambda i: f"{args.toastctl} add 'Build {i} finished' --role success --duration indefinite",
-                          lambda: toastctl("clear"))
-    time.sleep(2)
+    overlay, ours = overlay_through_cards("overlay")
     ours_idle = memory(overlay.pid)
     ours_wakeups = wakeups_per_minute(overlay.pid)
     for index in range(10):
@@ -220,13 +226,7 @@ try:
     # The same overlay keeping the code pages only its start and first card
     # ran (TOAST_OVERLAY_KEEP_CODE_PAGES): what letting go of them saves, and
     # whether the cards after it pay for it.
-    kept_log = work + "/kept.wl"
-    kept = spawn([args.overlay, "--config", work + "/config.toml"], {"WAYLAND_DEBUG": "1", "TOAST_OVERLAY_KEEP_CODE_PAGES": "1"},
-                 stderr=open(kept_log, "wb"))
-    time.sleep(1)
-    kept_delays = time_to_pixels(kept_log, lambda i: f"{args.toastctl} add 'Build {i} finished' --role success --duration indefinite",
-                                 lambda: toastctl("clear"))
-    time.sleep(2)
+    kept, kept_delays = overlay_through_cards("kept", {"TOAST_OVERLAY_KEEP_CODE_PAGES": "1"})
     kept_idle = memory(kept.pid)
     kept.terminate()
     kept.wait(timeout=5)
