@@ -18,12 +18,13 @@ RELEASE_TOOLS=(toastd toast-tail toast-notify toast-overlay)
 # The flags of every release build of tool $1 (RELEASE_FLAGS):
 #
 # - Linked by lld with its functions in the order of scripts/TOOL.order
-#   (written by scripts/order-hot-code.sh): toastd's (shared by the tools
-#   linked with the Swift runtime) lists every function a plain add runs
-#   (those before its answer first), then those only other requests run,
-#   then start-up's; toastctl's,
-#   every function its commands run. An add then touches a few hundred KiB
-#   of contiguous code instead of pages spread over the whole binary, which
+#   (written by scripts/order-hot-code.sh): toastd's (shared by toast-tail
+#   and toast-notify) lists every function a plain add runs (those before
+#   its answer first), then those only other requests run, then start-up's;
+#   toastctl's, every function its commands run; toast-overlay's, every
+#   function its cards run, then start-up's. An add or a card then
+#   touches a few hundred KiB of contiguous code instead of pages spread
+#   over the whole binary, which
 #   matters most after a rest, when every page's first touch is dear
 #   (docs/BENCHMARKS.md, "At rest"). That needs each function in a section
 #   of its own, and the functions LLVM leaves without a symbol placed by
@@ -93,6 +94,12 @@ static_cxx() {
 # The products in RELEASE_TOOLS that load a C++ library of their own.
 shares_cxx() { [ "$1" = toast-overlay ]; }
 
+# The order tool $1 is linked with: its own (toastctl, toast-overlay), or
+# toastd's, which toast-tail and toast-notify share.
+order_of() {
+    if [ -f "scripts/$1.order" ]; then echo "$1"; else echo toastd; fi
+}
+
 # Removes $2 when $1.order or the linker script is newer: SwiftPM does not
 # know them, so a new order would otherwise not be linked.
 relink_if_reordered() {
@@ -120,7 +127,9 @@ build_release() {
     static_cxx
     same_flags .build-static-stdlib "${RELEASE_FLAGS[@]}" "${DYNAMIC_LINK[@]}" "${STATIC_CXX[@]}"
     for product in "${RELEASE_TOOLS[@]}"; do
-        relink_if_reordered toastd ".build-static-stdlib/release/$product"
+        # Only the link differs: the objects are the same for every tool.
+        release_flags "$(order_of "$product")"
+        relink_if_reordered "$(order_of "$product")" ".build-static-stdlib/release/$product"
         local cxx=("${STATIC_CXX[@]}") huge=()
         if shares_cxx "$product"; then cxx=(); fi
         if [ "$product" = toastd ]; then huge=("${HUGE_CODE[@]}"); fi

@@ -26,10 +26,10 @@ import Glibc
 /// on the disk for them. Only the process's own executable is touched,
 /// never a library that other processes share. The pages the thread runs
 /// on between the unmapping and the dropping stay in the folio they were
-/// in: that is one C function (`toastd_code_pages_reread`), which toastd's
-/// release build puts in the hot blocks, and which calls the C library
-/// without the PLT (`-fno-plt`), whose page is outside them. (toast-overlay
-/// has no such layout: its one page of that function keeps its folio.)
+/// in: that is one C function (`toastd_code_pages_reread`), which the
+/// release builds of toastd and toast-overlay put first in their ordered
+/// code (scripts/TOOL.order), and which calls the C library without the
+/// PLT (`-fno-plt`), whose page is elsewhere.
 public enum CodeFolios {
     /// A range of the executable's mappings, and where it is in the file.
     struct Span: Equatable {
