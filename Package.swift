@@ -103,7 +103,7 @@ let package = Package(
             ].map { .linkedLibrary($0) }
         ),
         // toast-overlay: follows toastd's stream and draws its stacks.
-        .target(name: "ToastOverlay", dependencies: ["COverlay", "ToastKit", "ToastSystem", "ToastConfig"]),
+        .target(name: "ToastOverlay", dependencies: ["COverlay", "CHeapTrim", "ToastKit", "ToastSystem", "ToastConfig"]),
         .executableTarget(
             name: "toast-overlay",
             dependencies: ["ToastOverlay", "ToastKit", "ToastConfig", "CommandLineSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")]

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import CHeapTrim
 import COverlay
 import Synchronization
 import ToastConfig
@@ -59,6 +60,12 @@ public final class Overlay: @unchecked Sendable {
     }
 
     public func run() throws {
+        // One malloc arena for every thread. The subscription's thread
+        // otherwise gets an arena of its own, which held 0.7 MiB of
+        // anonymous memory once idle, where the one heap grew by 0.26
+        // (docs/BENCHMARKS.md, "toast-overlay's code in the order its cards
+        // run it"); two threads, one of them asleep, never contend for it.
+        _ = toastd_single_malloc_arena()
         loadStyle()
         var error = [CChar](repeating: 0, count: 256)
         let opened = withCStyle(style) { cStyle in
@@ -192,12 +199,16 @@ public final class Overlay: @unchecked Sendable {
     /// Lets go of the code pages only the start (or the first card) ran, on
     /// a thread of its own: reading smaps and reading the code back take a
     /// few milliseconds (`StartUpPages`). `TOAST_OVERLAY_KEEP_CODE_PAGES`
-    /// keeps them, for the benchmark and the test that compare.
+    /// keeps them, for the benchmark and the test that compare. Then the
+    /// heap's free pages that start-up (or the first card) left between the
+    /// ones in use go back too: about 0.1 MiB.
     private func letGoOfStartUpCode() {
-        guard environment["TOAST_OVERLAY_KEEP_CODE_PAGES"] == nil else { return }
+        let keepCode = environment["TOAST_OVERLAY_KEEP_CODE_PAGES"] != nil
         DetachedThread.start {
-            guard let executable = OwnExecutable() else { return }
-            CodeFolios.reread(CodePages.release().mappings, of: executable)
+            if !keepCode, let executable = OwnExecutable() {
+                CodeFolios.reread(CodePages.release().mappings, of: executable)
+            }
+            _ = toastd_malloc_trim()
         }
     }
 

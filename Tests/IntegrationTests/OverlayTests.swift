@@ -390,6 +390,58 @@ struct OverlayTests {
         #expect(shipped * 2 < kept, "the overlay's binary: \(shipped) KiB resident, \(kept) KiB with its code pages kept")
     }
 
+    /// Its threads allocate from one malloc arena: the subscription's
+    /// thread, which reads every event, would otherwise keep a heap of its
+    /// own (0.7 MiB of anonymous memory once idle, in the release build).
+    @Test(.enabled(if: wayland))
+    func itsThreadsShareOneMallocArena() throws {
+        let rig = try Rig(.wayland)
+        for index in 0..<3 {
+            try rig.toastctl("add", "card \(index)", "--title", "CI", "--action", "open:Open", "--duration", "indefinite")
+        }
+        _ = try rig.screen { $0.cards(atColumn: $0.width / 2) == 3 }
+        try rig.toastctl("clear")
+        _ = try rig.screen { $0.cards(atColumn: $0.width / 2) == 0 }
+        let maps = try #require(ProcFile.bytes("/proc/\(rig.overlay)/maps"))
+        let heaps = Self.threadArenaHeaps(String(decoding: maps, as: UTF8.self))
+        #expect(heaps.isEmpty, "malloc heaps of other threads than the first: \(heaps)")
+    }
+
+    /// glibc's heaps for a thread's own arena, in a maps text: each a
+    /// reservation of 64 MiB at an address aligned to it, mapped read-write
+    /// from its start as it grows (the rest stays `---p`), with no file.
+    static func threadArenaHeaps(_ maps: String) -> [String] {
+        let arena: UInt = 64 << 20
+        let lines = maps.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
+        func range(_ fields: [Substring]) -> (UInt, UInt)? {
+            let bounds = fields.first?.split(separator: "-").compactMap { UInt($0, radix: 16) } ?? []
+            return bounds.count == 2 ? (bounds[0], bounds[1]) : nil
+        }
+        var heaps: [String] = []
+        for (index, fields) in lines.enumerated() where fields.count == 5 && fields[1] == "rw-p" {
+            guard let (start, end) = range(fields), start % arena == 0 else { continue }
+            let reservedToEnd = end - start == arena || {
+                guard index + 1 < lines.count, lines[index + 1].count == 5, lines[index + 1][1] == "---p",
+                    let (nextStart, nextEnd) = range(lines[index + 1])
+                else { return false }
+                return nextStart == end && nextEnd == start + arena
+            }()
+            if reservedToEnd { heaps.append(String(fields[0])) }
+        }
+        return heaps
+    }
+
+    @Test func aThreadArenaHeapIsToldFromAThreadStack() {
+        let maps = """
+            7f0a40000000-7f0a40021000 rw-p 00000000 00:00 0 
+            7f0a40021000-7f0a44000000 ---p 00000000 00:00 0 
+            7f0a47fff000-7f0a48000000 ---p 00000000 00:00 0 
+            7f0a48000000-7f0a48800000 rw-p 00000000 00:00 0 
+            7f0a4c000000-7f0a4c021000 rw-p 00000000 00:00 0                          [heap]
+            """
+        #expect(Self.threadArenaHeaps(maps) == ["7f0a40000000-7f0a40021000"])
+    }
+
     @Test(.enabled(if: !kinds.isEmpty), arguments: kinds)
     func itResumesWhenToastdRestartsAndExitsWhenTheDisplayGoes(_ kind: HeadlessDesktop.Kind) throws {
         let rig = try Rig(kind)

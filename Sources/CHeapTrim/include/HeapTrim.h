@@ -8,4 +8,8 @@
 /// to the kernel. Swift's Glibc module does not export it.
 static inline int toastd_malloc_trim(void) { return malloc_trim(0); }
 
+/// mallopt(M_ARENA_MAX, 1): every thread allocates from the one heap. Call
+/// it before the second thread starts.
+static inline int toastd_single_malloc_arena(void) { return mallopt(M_ARENA_MAX, 1); }
+
 #endif
