@@ -24,9 +24,8 @@ RELEASE_TOOLS=(toastd toast-tail toast-notify toast-overlay)
 #   toastctl's, every function its commands run; toast-overlay's, every
 #   function its cards run, then start-up's. An add or a card then
 #   touches a few hundred KiB of contiguous code instead of pages spread
-#   over the whole binary, which
-#   matters most after a rest, when every page's first touch is dear
-#   (docs/BENCHMARKS.md, "At rest"). That needs each function in a section
+#   over the whole binary, which matters most after a rest, when every
+#   page's first touch is dear (docs/BENCHMARKS.md, "At rest"). That needs each function in a section
 #   of its own, and the functions LLVM leaves without a symbol placed by
 #   toastd-private-code.ld. (The toolchain's Swift libraries keep most of
 #   their code in one section each, which moves as a whole.)
