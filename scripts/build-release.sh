@@ -25,10 +25,11 @@ RELEASE_TOOLS=(toastd toast-tail toast-notify toast-overlay)
 #   function its cards run, then start-up's. An add or a card then
 #   touches a few hundred KiB of contiguous code instead of pages spread
 #   over the whole binary, which matters most after a rest, when every
-#   page's first touch is dear (docs/BENCHMARKS.md, "At rest"). That needs each function in a section
-#   of its own, and the functions LLVM leaves without a symbol placed by
-#   toastd-private-code.ld. (The toolchain's Swift libraries keep most of
-#   their code in one section each, which moves as a whole.)
+#   page's first touch is dear (docs/BENCHMARKS.md, "At rest"). That
+#   needs each function in a section of its own, and the functions LLVM
+#   leaves without a symbol placed by toastd-private-code.ld. (The
+#   toolchain's Swift libraries keep most of their code in one section
+#   each, which moves as a whole.)
 # - Concrete generic types' metadata made by their accessors, with the
 #   conformances they need passed in, rather than from a mangled name that
 #   the runtime demangles and whose requirements it checks by scanning every
@@ -127,8 +128,10 @@ build_release() {
     same_flags .build-static-stdlib "${RELEASE_FLAGS[@]}" "${DYNAMIC_LINK[@]}" "${STATIC_CXX[@]}"
     for product in "${RELEASE_TOOLS[@]}"; do
         # Only the link differs: the objects are the same for every tool.
-        release_flags "$(order_of "$product")"
-        relink_if_reordered "$(order_of "$product")" ".build-static-stdlib/release/$product"
+        local order
+        order="$(order_of "$product")"
+        release_flags "$order"
+        relink_if_reordered "$order" ".build-static-stdlib/release/$product"
         local cxx=("${STATIC_CXX[@]}") huge=()
         if shares_cxx "$product"; then cxx=(); fi
         if [ "$product" = toastd ]; then huge=("${HUGE_CODE[@]}"); fi

@@ -129,9 +129,21 @@ unstripped() {
     nm --defined-only --print-size "$work/$1" >"$work/$1.symbols"
 }
 
+# scripts/$1.order from order.py's groups of dumps (the rest of the
+# arguments). First, the one function that must run from the hot code
+# although no request or card runs it: CodeFolios' (Sources/CCodePages).
+write_order() {
+    local tool="$1"
+    shift
+    {
+        echo toastd_code_pages_reread
+        python3 "$work/order.py" "$work/$tool.symbols" "$@" | grep -v -x toastd_code_pages_reread
+    } >"scripts/$tool.order"
+    echo "scripts/$tool.order: $(wc -l <"scripts/$tool.order") functions"
+}
+
 order_toastd() {
     unstripped toastd .build-static-stdlib/release/toastd
-    socket="$work/toastd.sock"
     valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$work/callgrind" \
         "$work/toastd" --socket "$socket" --state-dir "$work/state" >"$work/valgrind.log" 2>&1 &
     VALGRIND_PID=$!
@@ -178,15 +190,7 @@ order_toastd() {
     kill "$VALGRIND_PID"
     wait "$VALGRIND_PID" || true
 
-    # First, the one function that must run from the hot blocks although no
-    # request runs it: CodeFolios' (Sources/CCodePages).
-    {
-        echo toastd_code_pages_reread
-        python3 "$work/order.py" "$work/toastd.symbols" "$work/callgrind.3" -- "$work/callgrind.4" -- "$work/callgrind.2" "$work/callgrind.5" \
-            -- "$work/callgrind.1" | grep -v -x toastd_code_pages_reread
-    } >scripts/toastd.order
-    echo "scripts/toastd.order: $(wc -l <scripts/toastd.order) functions"
-
+    write_order toastd "$work/callgrind.3" -- "$work/callgrind.4" -- "$work/callgrind.2" "$work/callgrind.5" -- "$work/callgrind.1"
 }
 
 order_toastctl() {
@@ -259,12 +263,7 @@ order_toast_overlay() {
     done
     kill "$TOASTD_PID" "$SWAY_PID"
     wait "$TOASTD_PID" "$SWAY_PID" 2>/dev/null || true
-    {
-        echo toastd_code_pages_reread
-        python3 "$work/order.py" "$work/toast-overlay.symbols" "$desktop/overlay.cards" "--less=$desktop/overlay.start" \
-            -- "$desktop/overlay.start" | grep -v -x toastd_code_pages_reread
-    } >scripts/toast-overlay.order
-    echo "scripts/toast-overlay.order: $(wc -l <scripts/toast-overlay.order) functions"
+    write_order toast-overlay "$desktop/overlay.cards" "--less=$desktop/overlay.start" -- "$desktop/overlay.start"
 }
 
 for tool in "${tools[@]}"; do

@@ -403,30 +403,23 @@ struct OverlayTests {
         try rig.toastctl("clear")
         _ = try rig.screen { $0.cards(atColumn: $0.width / 2) == 0 }
         let maps = try #require(ProcFile.bytes("/proc/\(rig.overlay)/maps"))
-        let heaps = Self.threadArenaHeaps(String(decoding: maps, as: UTF8.self))
+        let heaps = Self.threadArenaHeaps(maps)
         #expect(heaps.isEmpty, "malloc heaps of other threads than the first: \(heaps)")
     }
 
     /// glibc's heaps for a thread's own arena, in a maps text: each a
     /// reservation of 64 MiB at an address aligned to it, mapped read-write
     /// from its start as it grows (the rest stays `---p`), with no file.
-    static func threadArenaHeaps(_ maps: String) -> [String] {
+    static func threadArenaHeaps(_ maps: [UInt8]) -> [String] {
         let arena: UInt = 64 << 20
-        let lines = maps.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
-        func range(_ fields: [Substring]) -> (UInt, UInt)? {
-            let bounds = fields.first?.split(separator: "-").compactMap { UInt($0, radix: 16) } ?? []
-            return bounds.count == 2 ? (bounds[0], bounds[1]) : nil
-        }
+        let mappings = MappingsText.entries(maps, fields: [])
         var heaps: [String] = []
-        for (index, fields) in lines.enumerated() where fields.count == 5 && fields[1] == "rw-p" {
-            guard let (start, end) = range(fields), start % arena == 0 else { continue }
-            let reservedToEnd = end - start == arena || {
-                guard index + 1 < lines.count, lines[index + 1].count == 5, lines[index + 1][1] == "---p",
-                    let (nextStart, nextEnd) = range(lines[index + 1])
-                else { return false }
-                return nextStart == end && nextEnd == start + arena
-            }()
-            if reservedToEnd { heaps.append(String(fields[0])) }
+        for (index, mapping) in mappings.enumerated()
+        where mapping.permissions == "rw-p" && mapping.path.isEmpty && mapping.start % arena == 0 {
+            let rest = index + 1 < mappings.count ? mappings[index + 1] : nil
+            let reservedToEnd = mapping.end - mapping.start == arena
+                || rest.map { $0.permissions == "---p" && $0.path.isEmpty && $0.start == mapping.end && $0.end == mapping.start + arena } == true
+            if reservedToEnd { heaps.append(String(mapping.start, radix: 16) + "-" + String(mapping.end, radix: 16)) }
         }
         return heaps
     }
@@ -439,7 +432,7 @@ struct OverlayTests {
             7f0a48000000-7f0a48800000 rw-p 00000000 00:00 0 
             7f0a4c000000-7f0a4c021000 rw-p 00000000 00:00 0                          [heap]
             """
-        #expect(Self.threadArenaHeaps(maps) == ["7f0a40000000-7f0a40021000"])
+        #expect(Self.threadArenaHeaps(Array(maps.utf8)) == ["7f0a40000000-7f0a40021000"])
     }
 
     @Test(.enabled(if: !kinds.isEmpty), arguments: kinds)
