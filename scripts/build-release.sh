@@ -53,6 +53,16 @@ release_flags() {
 }
 DYNAMIC_LINK=(-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic)
 
+# LOCAL_LIBRARIES, for every dynamically linked tool: the tool's own
+# directory kept out of its library search (SwiftPM's RUNPATH of $ORIGIN).
+# With it, each start looked for every library in 19 places under that
+# directory before the system's (toastctl's front made 79 system calls to
+# send an add, 38 of them failed lookups; 40 without), and a library of
+# that name put beside a copy of the tool would have been loaded. The
+# Swift libraries are linked in: nothing of the tools' is found there.
+LOCAL_LIBRARIES=(--disable-local-rpath)
+DYNAMIC_LINK+=("${LOCAL_LIBRARIES[@]}")
+
 # HUGE_CODE, toastd's alone: its segments aligned to 2 MiB in the file and in
 # memory (the kernel then loads it at a 2 MiB boundary), so that the first
 # two 2 MiB blocks of its code, where the order puts every function a
@@ -148,7 +158,7 @@ build_release() {
     quiet_build -c release --scratch-path .build-static --product toastctl-full -Xswiftc -static-executable "${RELEASE_FLAGS[@]}"
     static="$(swift build -c release --scratch-path .build-static --show-bin-path | tail -n 1)"
     # toastctl's front: Embedded Swift, built the default way (it links only the C library).
-    quiet_build -c release --product toastctl
+    quiet_build -c release --product toastctl "${LOCAL_LIBRARIES[@]}"
     STAGE_BIN="$PWD/.build-stage/bin"
     STAGE_DEBUG="$PWD/.build-stage/debug"
     mkdir -p "$STAGE_BIN" "$STAGE_DEBUG"
@@ -157,6 +167,13 @@ build_release() {
         [ "$product" = toastctl ] && built="$RELEASE_BIN/$product"
         [ "$product" = toastctl-full ] && built="$static/$product"
         stage_binary "$built" "$product"
+    done
+    # A toolchain that adds a search path of its own would undo LOCAL_LIBRARIES.
+    for product in "${RELEASE_TOOLS[@]}" toastctl toastctl-full; do
+        if readelf -dW "$STAGE_BIN/$product" | grep -qE '\((RUNPATH|RPATH)\)'; then
+            echo "build-release: $product looks for libraries in a directory of its own" >&2
+            return 1
+        fi
     done
     # The linker's search order decides the C++ library; a toolchain that
     # names libstdc++.so by its path would undo it without a word.
