@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import SDBus
 import ToastSystem
 
 /// A headless sway (wlroots on pixman, no input devices) with a session bus
@@ -46,13 +47,9 @@ final class HeadlessDesktop {
         chmod(runtime, 0o700)
         // The user's session bus.
         let config = runtime + "/bus.conf"
-        try """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig><type>session</type><listen>unix:path=\(runtime)/bus</listen><auth>EXTERNAL</auth>
-            <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
-            </busconfig>
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        // The configuration of every private bus here: no service is activated
+        // on it (`services` is never made).
+        try PrivateBus.configuration(directory: runtime).write(toFile: config, atomically: true, encoding: .utf8)
         chown(config, uid, gid)
         let started = try run("/usr/bin/dbus-daemon", ["--config-file=\(config)", "--fork", "--print-address=1", "--print-pid=1"])
         let lines = started.stdout.split(separator: "\n").map(String.init)
