@@ -167,9 +167,7 @@ build_release() {
         [ "$product" = toastctl ] && built="$RELEASE_BIN/$product"
         [ "$product" = toastctl-full ] && built="$static/$product"
         stage_binary "$built" "$product"
-    done
-    # A toolchain that adds a search path of its own would undo LOCAL_LIBRARIES.
-    for product in "${RELEASE_TOOLS[@]}" toastctl toastctl-full; do
+        # A toolchain that adds a search path of its own would undo LOCAL_LIBRARIES.
         if readelf -dW "$STAGE_BIN/$product" | grep -qE '\((RUNPATH|RPATH)\)'; then
             echo "build-release: $product looks for libraries in a directory of its own" >&2
             return 1
