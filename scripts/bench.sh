@@ -80,17 +80,7 @@ if ((dunst)); then
     # A private session bus whose service directory is empty, so that no
     # other notification server can be activated on it; dunst under Xvfb.
     mkdir -p "$work/services"
-    cat >"$work/bus.conf" <<CONF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:path=$work/bus</listen>
-  <servicedir>$work/services</servicedir>
-  <auth>EXTERNAL</auth>
-  <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
-</busconfig>
-CONF
+    sed -e "s|@BUS@|$work/bus|g" -e "s|@SERVICES@|$work/services|g" bench/session-bus.conf.in >"$work/bus.conf"
     read -r BUS_ADDRESS BUS_PID < <(dbus-daemon --config-file="$work/bus.conf" --fork --print-address=1 --print-pid=1 | paste -sd' ')
     export DBUS_SESSION_BUS_ADDRESS="$BUS_ADDRESS"
     # Xvfb picks a free display and writes its number once it accepts clients.

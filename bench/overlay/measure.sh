@@ -26,11 +26,7 @@ as_user() {
         env -i HOME="$work" XDG_RUNTIME_DIR="$work" WAYLAND_DISPLAY=wayland-1 PATH=/usr/bin:/bin DBUS_SESSION_BUS_ADDRESS="${BUS:-}" "$@"
     fi
 }
-cat >"$work/bus.conf" <<CONF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig><type>session</type><listen>unix:path=$work/bus</listen><auth>EXTERNAL</auth>
-<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>
-CONF
+sed -e "s|@BUS@|$work/bus|g" -e "s|@SERVICES@|$work/services|g" ../session-bus.conf.in >"$work/bus.conf"
 chmod 644 "$work/bus.conf"
 read -r BUS BUS_PID < <(as_user dbus-daemon --config-file="$work/bus.conf" --fork --print-address=1 --print-pid=1 | paste -sd' ')
 ( exec env WLR_BACKENDS=headless WLR_LIBINPUT_NO_DEVICES=1 WLR_RENDERER=pixman setpriv --reuid="$user" --regid="$user" --clear-groups \

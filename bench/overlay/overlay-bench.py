@@ -175,11 +175,10 @@ def percentile(values, share):
 
 
 try:
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "session-bus.conf.in")) as template:
+        configuration = template.read().replace("@BUS@", work + "/bus").replace("@SERVICES@", work + "/services")
     with open(work + "/bus.conf", "w") as handle:
-        handle.write(f"""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig><type>session</type><listen>unix:path={work}/bus</listen><auth>EXTERNAL</auth>
-<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>""")
+        handle.write(configuration)
     # Ten cards on screen at once: toastd's top stack and mako both allow 10.
     with open(work + "/config.toml", "w") as handle:
         handle.write("[max_visible]\ntop = 10\n[overlay]\ntransition = \"none\"\n")
