@@ -3,10 +3,11 @@
 import Glibc
 #endif
 
-/// This process's executable, opened once for the thread that lets go of
+/// This process's executable, opened once for the thread that settles
 /// start-up's code: `CodeFolios` (and toastd's `HugeCodePages`) advise the
-/// page cache through `file`, and match `/proc/self/maps` lines against
-/// `path`; toastd's `ClientPages` finds toastctl beside it.
+/// page cache through `file`, `LargeFolios` faults it in a mapping of its
+/// own, and they match `/proc/self/maps` lines against `path`; toastd's
+/// `ClientPages` finds toastctl beside it.
 ///
 /// `path` is what `/proc/self/exe` links to, and `file` is that link
 /// opened: the inode this process runs, even when an upgrade has since put
