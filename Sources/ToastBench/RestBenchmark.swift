@@ -177,8 +177,11 @@ extension BenchmarkSuite {
             case sessionFirst
             /// toastd as shipped, woken by `toastctl add` run just before.
             case shipped
-            /// toastd that keeps its code pages (`TOASTD_KEEP_CODE_PAGES`), woken by `toastctl add`.
-            case kept
+            /// toastd that lets go of its start-up code pages once ready and
+            /// reads its code back in small folios, whatever folios the page
+            /// cache holds it in (`TOASTD_RELEASE_CODE_PAGES`; as shipped
+            /// until 2026-12-03), woken by `toastctl add`.
+            case released
             /// toastd with the code requests run in small pages
             /// (`TOASTD_SMALL_CODE_PAGES`), woken by `toastctl add`: as shipped
             /// before `HugeCodePages`.
@@ -195,7 +198,7 @@ extension BenchmarkSuite {
             var count: Int {
                 switch self {
                 case .firstWake: 1
-                case .sessionFirst, .shipped, .kept, .smallPages: 4
+                case .sessionFirst, .shipped, .released, .smallPages: 4
                 case .shippedCClient, .cEcho: 2
                 }
             }
@@ -205,7 +208,7 @@ extension BenchmarkSuite {
             /// What toastd is started with.
             var environment: [String: String] {
                 switch self {
-                case .kept: ["TOASTD_KEEP_CODE_PAGES": "1"]
+                case .released: ["TOASTD_RELEASE_CODE_PAGES": "1"]
                 case .smallPages: ["TOASTD_SMALL_CODE_PAGES": "1"]
                 default: [:]
                 }
@@ -217,7 +220,7 @@ extension BenchmarkSuite {
                 case .firstWake: "first wake (C echo)"
                 case .sessionFirst: "session's first"
                 case .shipped: "shipped"
-                case .kept: "kept"
+                case .released: "released"
                 case .smallPages: "small pages"
                 case .shippedCClient: "C client"
                 case .cEcho: "C echo"
@@ -228,8 +231,8 @@ extension BenchmarkSuite {
                 switch self {
                 case .firstWake: "C line echo woken before every other daemon (the machine's first wake after the rest)"
                 case .sessionFirst: "toastd as shipped; a toastctl that rested as long (a session's first toastctl add)"
-                case .shipped: "toastd as shipped (start-up's code pages let go once ready); toastctl add, warm"
-                case .kept: "toastd, code pages kept (TOASTD_KEEP_CODE_PAGES=1); toastctl add, warm"
+                case .shipped: "toastd as shipped (start-up's code pages kept, in small folios); toastctl add, warm"
+                case .released: "toastd letting go of its code pages (TOASTD_RELEASE_CODE_PAGES=1); toastctl add, warm"
                 case .smallPages: "toastd, hot code in small pages (TOASTD_SMALL_CODE_PAGES=1); toastctl add, warm"
                 case .shippedCClient: "toastd as shipped; the C one-shot client, warm (toastd's own share)"
                 case .cEcho: "C line echo (bench/echo.c); the C one-shot client, warm (the machine's floor)"
@@ -253,7 +256,7 @@ extension BenchmarkSuite {
     }
 
     /// Starts the resting servers (four each of toastd woken by its own
-    /// rested toastctl, as shipped, keeping its code pages, and with its hot
+    /// rested toastctl, as shipped, letting go of its code pages, and with its hot
     /// code in small pages, the last three woken by a warm toastctl; two
     /// each of the C client's groups; and the C echo woken first of all),
     /// each after one request, as a session's first toast; they then rest
@@ -300,7 +303,7 @@ extension BenchmarkSuite {
 
     private static func request(_ daemon: Resting.Daemon, socket: String, _ message: String) -> [String] {
         switch daemon.kind {
-        case .sessionFirst, .shipped, .kept, .smallPages: ["add", "--socket", socket, message]
+        case .sessionFirst, .shipped, .released, .smallPages: ["add", "--socket", socket, message]
         case .shippedCClient: [socket, message]
         case .cEcho, .firstWake: [socket, message, "--any-reply"]
         }
@@ -412,7 +415,7 @@ extension BenchmarkSuite {
             case .shipped:
                 target = "PSS ≤ dunst's"
                 verdicts.append("with toastctl warm \(Figure.ratio(ratio)), toastd's CPU for that add \(cpu) µs")
-            case .kept: verdicts.append("with the code pages kept \(Figure.ratio(ratio))")
+            case .released: verdicts.append("with the code pages let go of \(Figure.ratio(ratio))")
             case .smallPages:
                 verdicts.append("with the hot code in small pages \(Figure.ratio(ratio)), toastd's CPU for that add \(cpu) µs")
             case .shippedCClient: verdicts.append("the C client \(Figure.ratio(ratio)) (\(Figure.ratio(pausedRatio)) after a pause)")

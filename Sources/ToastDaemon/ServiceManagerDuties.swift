@@ -14,19 +14,19 @@ import Glibc
 /// restored state from the store allocates and frees twice what the hub
 /// keeps: 100,000 live toasts held 89 MiB anonymous after a restart without
 /// this, 31 with it); and, on a thread of its own so that the first client
-/// does not wait for it, the code pages start-up touched let go of, once
-/// (`CodePages`): at once, or, when a client is already waiting on the
-/// inherited socket (the one whose connection started toastd), a moment
-/// later, once it has its answer; and on that thread, the pages of the
-/// toastctl beside toastd held in memory (`ClientPages`), so that a
-/// session's first `toastctl add` after a rest does not wait on the disk
-/// (held anew after a step, at most once a second, when an upgrade has
-/// replaced it). Then STATUS= when the status changed, at
-/// most once a second (`RestTimers`), armed by steps and not repeating, so an idle
-/// toastd does not wake. And WATCHDOG=1 at half the watchdog interval, from
-/// the event loop itself, so that a wedged loop stops the pings and is
-/// killed: under systemd, the only wakeup at rest. At stop: STOPPING=1, and
-/// the timers end.
+/// does not wait for it, the code every request runs mapped with huge pages
+/// (`HugeCodePages`), the code start-up touched kept or let go of
+/// (`settleCode`), and the pages of the toastctl beside toastd held in
+/// memory (`ClientPages`), so that a session's first `toastctl add` after a
+/// rest does not wait on the disk (held anew after a step, at most once a
+/// second, when an upgrade has replaced it): at once, or, when a client is
+/// already waiting on the inherited socket (the one whose connection
+/// started toastd), a moment later, once it has its answer. Then STATUS=
+/// when the status changed, at most once a second (`RestTimers`), armed by
+/// steps and not repeating, so an idle toastd does not wake. And WATCHDOG=1
+/// at half the watchdog interval, from the event loop itself, so that a
+/// wedged loop stops the pings and is killed: under systemd, the only
+/// wakeup at rest. At stop: STOPPING=1, and the timers end.
 final class ServiceManagerDuties: DaemonService, @unchecked Sendable {
     let name = "service manager"
     private let hub: ToastHub
@@ -35,17 +35,17 @@ final class ServiceManagerDuties: DaemonService, @unchecked Sendable {
     private let listeningSocket: Int32?
     private var watchdog: RepeatedTask?
     private var statusTask: Scheduled<Void>?
-    private var releaseTask: Scheduled<Void>?
+    private var settleTask: Scheduled<Void>?
     private var timers: RestTimers
     private var stopped = false
-    /// The toastctl beside toastd and its pages, once the release thread
+    /// The toastctl beside toastd and its pages, once the settling thread
     /// has held them (the path stays, should the file go for a while).
     private let client = Mutex<(path: String, held: ClientPages.Held?)?>(nil)
     private var clientCheckedAt: Int64 = 0
 
-    /// How long after READY=1 the code pages are let go of when a client
+    /// How long after READY=1 the hot code is mapped again when a client
     /// was waiting: its request is answered within milliseconds.
-    static let releaseDelayWhenAClientWaits = TimeAmount.milliseconds(250)
+    static let settleDelayWhenAClientWaits = TimeAmount.milliseconds(250)
 
     /// How often, at most, a step looks whether toastctl was replaced: a
     /// stat(2) of about a microsecond, after the step's writes.
@@ -71,11 +71,11 @@ final class ServiceManagerDuties: DaemonService, @unchecked Sendable {
             // Unmapping code while the waiting client's request runs made it
             // fault the pages straight back: 0.4 to 1.2 ms of the socket-
             // activated first add (BENCHMARKS.md, "At rest").
-            releaseTask = loop.scheduleTask(in: Self.releaseDelayWhenAClientWaits) { [self] in
-                releaseStartUpCode(when: "after the waiting client's answer")
+            settleTask = loop.scheduleTask(in: Self.settleDelayWhenAClientWaits) { [self] in
+                settleCode(when: "after the waiting client's answer")
             }
         } else {
-            releaseStartUpCode(when: "at start")
+            settleCode(when: "at start")
         }
         timers = RestTimers(status: status, now: Self.now)
         hub.onStepEnded = { [self] in
@@ -118,43 +118,46 @@ final class ServiceManagerDuties: DaemonService, @unchecked Sendable {
         hub.onStepEnded = nil
         watchdog?.cancel()
         statusTask?.cancel()
-        releaseTask?.cancel()
+        settleTask?.cancel()
         return hub.loop.makeSucceededVoidFuture()
     }
 
-    /// Lets go of the code pages start-up touched, once, on a thread of its
-    /// own: reading /proc/self/smaps and unmapping took 5 to 8 ms of the
-    /// loop when the first client (often the one whose connection started
-    /// toastd) was waiting. The pages the requests need come back as they
-    /// run and then stay: letting go again after each quiet spell made the
-    /// first toast after every rest fault them in again (BENCHMARKS.md,
-    /// "At rest"). `TOASTD_KEEP_CODE_PAGES` keeps them, for that benchmark.
-    /// Then, on the same thread, the code requests run is mapped with huge
-    /// pages (`HugeCodePages`; `TOASTD_SMALL_CODE_PAGES` leaves it in small
-    /// ones, for the same benchmark), the rest of the code is read back into
-    /// the page cache in small pages (`CodeFolios`), and toastctl's pages are
-    /// held (`ClientPages`).
-    private func releaseStartUpCode(when: String) {
-        let keep = getenv("TOASTD_KEEP_CODE_PAGES") != nil
+    /// Once, on a thread of its own (reading the maps and mapping blocks
+    /// again took milliseconds of the loop): the code every request runs
+    /// mapped with huge pages (`HugeCodePages`; `TOASTD_SMALL_CODE_PAGES`
+    /// leaves it in small ones, for the rest benchmark), then toastctl's
+    /// pages held (`ClientPages`).
+    ///
+    /// The code pages start-up touched stay mapped, unless the page cache
+    /// holds toastd's binary in large folios (`LargeFolios`: written whole or
+    /// read in sequence), where keeping them kept the folios around them,
+    /// 16.2 MiB of PSS instead of 8.4. Then they are let go of (`CodePages`)
+    /// and the rest of the code is read back in small folios (`CodeFolios`).
+    /// Letting go of them every time saved 0.9 MiB of PSS but cost the first
+    /// add after an hour idle (docs/BENCHMARKS.md, "An hour at rest,
+    /// twice"). `TOASTD_RELEASE_CODE_PAGES` lets go of them every time, for
+    /// that benchmark.
+    private func settleCode(when: String) {
         let small = getenv("TOASTD_SMALL_CODE_PAGES") != nil
+        let always = getenv("TOASTD_RELEASE_CODE_PAGES") != nil
         let logger = logger
         // A thread that ends when it is done: a Dispatch worker stayed and woke once a second.
         DetachedThread.start {
             guard let executable = OwnExecutable() else { return }
-            let released = keep ? CodePages.Released() : CodePages.release()
-            if !keep {
-                logger.debug("let go of start-up code pages", metadata: ["KiB": "\(released.bytes / 1024)", "when": "\(when)"])
-            }
+            let code = ProcFile.bytes("/proc/self/maps").flatMap { HugeCodePages.code(maps: $0, executable: executable.path) }
+            let hot = small ? [] : code.map { HugeCodePages.blocks(start: $0.start, end: $0.end, offset: $0.offset, limit: HugeCodePages.hotBlocks) } ?? []
+            let large = code.map { LargeFolios.hold($0, of: executable, excluding: hot, blockSize: HugeCodePages.blockSize) } ?? false
+            let release = always || large
+            let released = release ? CodePages.release() : CodePages.Released()
             let huge = small ? HugeCodePages.Mapped() : HugeCodePages.map(executable)
-            if !small {
-                logger.debug("mapped the hot code with huge pages", metadata: ["KiB": "\(huge.bytes / 1024)"])
-            }
-            if !keep {
-                let reread = CodeFolios.reread(
-                    released.mappings, of: executable, excluding: huge.blocks, blockSize: HugeCodePages.blockSize
-                )
-                logger.debug("read the rest of the code back in small pages", metadata: ["KiB": "\(reread / 1024)"])
-            }
+            let reread = release ? CodeFolios.reread(released.mappings, of: executable, excluding: huge.blocks, blockSize: HugeCodePages.blockSize) : 0
+            logger.debug(
+                release ? "let go of start-up code pages" : "kept start-up code pages",
+                metadata: [
+                    "when": "\(when)", "folios": "\(large ? "large" : "small")", "KiB": "\(released.bytes / 1024)",
+                    "readBackKiB": "\(reread / 1024)", "hugeKiB": "\(huge.bytes / 1024)",
+                ]
+            )
             guard let path = ClientPages.siblingPath(of: executable.path) else { return }
             let held = ClientPages.hold(path)
             if let held {

@@ -7,15 +7,16 @@ import ToastSystem
 import Glibc
 #endif
 
-/// toastd reads its code back into the page cache in small pages once it
-/// has let go of it (`CodeFolios`): a binary written whole or read in
-/// sequence (installed, copied, checksummed) sits in large folios, and a
-/// fault maps the whole folio it lands in, so an idle toastd held megabytes
-/// of code it never ran. The test writes a copy of toastd so, then looks at
-/// its code the way a fault does, from a mapping of its own: before (a
-/// toastd that keeps its code pages, which does not read them back) and
-/// after.
-@Suite("toastd's code read back in small pages")
+/// toastd keeps the code pages its start-up touched when the page cache
+/// holds its binary in small folios, and lets go of them and reads its code
+/// back in small folios when it holds it in large ones (`LargeFolios`,
+/// `CodePages`, `CodeFolios`): a binary written whole or read in sequence
+/// (installed, copied, checksummed) sits in large folios, and a fault maps
+/// the whole folio it lands in, so a toastd that kept its pages held
+/// megabytes of code it never ran. The tests write copies of toastd both
+/// ways, then look at their code the way a fault does, from a mapping of
+/// their own, and at what toastd keeps mapped.
+@Suite("toastd's code pages, kept in small folios and read back from large ones")
 struct CodeFoliosIntegrationTests {
     /// What the kernel maps around a faulting page of a file in small pages
     /// (`fault_around_bytes`, 64 KiB by default).
@@ -35,6 +36,19 @@ struct CodeFoliosIntegrationTests {
             let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
             guard count > 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
             written += count
+        }
+        fsync(fd)
+    }
+
+    /// Writes `bytes` to a new file at `path` a page at a time, as a copy
+    /// through a pipe does: the page cache then holds it in small folios.
+    static func writeInPages(_ bytes: [UInt8], to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        defer { close(fd) }
+        for start in stride(from: 0, to: bytes.count, by: 4096) {
+            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + start, min(4096, $0.count - start)) }
+            guard count > 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         }
         fsync(fd)
     }
@@ -72,18 +86,35 @@ struct CodeFoliosIntegrationTests {
         return (0..<8).contains { mappedByOneFault(path, at: ($0 * 2 + 1) << 20) > faultAround }
     }()
 
-    /// The file ranges `daemon` maps of the toastd at `executable`: its
-    /// code first, then the rest (read-only data, relocated and writable
-    /// data), from its maps.
-    static func mappedRanges(of executable: String, in daemon: DaemonFixture) throws -> (code: Range<Int>, others: [Range<Int>]) {
-        let maps = try #require(ProcFile.bytes("/proc/\(daemon.process.processIdentifier)/maps"))
+    static func hex(_ field: Substring) -> Int? { Int(field.hasPrefix("0x") ? field.dropFirst(2) : field, radix: 16) }
+
+    /// The loadable segments of the ELF file at `path`, from binutils' readelf.
+    static func loadSegments(of path: String) throws -> [(offset: Int, address: Int, size: Int, executes: Bool)] {
+        let lines = try DaemonFixture.run("/usr/bin/readelf", ["-lW", path]).stdout.split(separator: "\n")
+        var segments: [(offset: Int, address: Int, size: Int, executes: Bool)] = []
+        for line in lines {
+            let fields: [Substring] = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 8, fields[0] == "LOAD" else { continue }
+            guard let offset = hex(fields[1]), let address = hex(fields[2]), let size = hex(fields[4]) else { continue }
+            // The flags ("R E", "RW") sit between the sizes and the alignment.
+            let executes = fields[6..<(fields.count - 1)].contains("E")
+            segments.append((offset, address, size, executes))
+        }
+        return segments
+    }
+
+    /// The file range of toastd's code at `path`, and those of its other
+    /// segments (read-only data, relocated and writable data), each widened
+    /// to whole pages as they are mapped.
+    static func codeRanges(of path: String) throws -> (code: Range<Int>, others: [Range<Int>]) {
         var code: Range<Int>?
         var others: [Range<Int>] = []
-        for entry in MappingsText.entries(maps, fields: []) where entry.path == executable {
-            let range = Int(entry.offset)..<Int(entry.offset + entry.end - entry.start)
-            if entry.permissions == "r-xp" { code = range } else { others.append(range) }
+        for segment in try loadSegments(of: path) {
+            let first: Int = segment.offset / 4096 * 4096
+            let end: Int = (segment.offset + segment.size + 4095) / 4096 * 4096
+            if segment.executes, code == nil { code = first..<end } else { others.append(first..<end) }
         }
-        return (try #require(code), others)
+        return (try #require(code, "readelf shows no code segment in \(path)"), others)
     }
 
     /// Where in the file at `path` the bytes of `toastd_code_pages_reread`
@@ -91,14 +122,7 @@ struct CodeFoliosIntegrationTests {
     /// runs, and so keeps as it was (a release build puts it in the hot
     /// blocks; a debug build anywhere).
     static func readingBackRange(of path: String) throws -> Range<Int> {
-        func hex(_ field: Substring) -> Int? { Int(field.hasPrefix("0x") ? field.dropFirst(2) : field, radix: 16) }
-        let segments = try DaemonFixture.run("/usr/bin/readelf", ["-lW", path]).stdout.split(separator: "\n")
-            .map { $0.split(separator: " ", omittingEmptySubsequences: true) }
-            .filter { $0.first == "LOAD" }
-            .compactMap { fields -> (offset: Int, address: Int, size: Int)? in
-                guard let offset = hex(fields[1]), let address = hex(fields[2]), let size = hex(fields[4]) else { return nil }
-                return (offset, address, size)
-            }
+        let segments = try loadSegments(of: path)
         let symbols = try DaemonFixture.run("/usr/bin/nm", ["--defined-only", "--print-size", path]).stdout.split(separator: "\n")
         let fields: [[Substring]] = symbols.map { $0.split(separator: " ") }
         let symbol = try #require(fields.first { $0.count == 4 && $0[3] == "toastd_code_pages_reread" }, "nm names no toastd_code_pages_reread")
@@ -118,33 +142,78 @@ struct CodeFoliosIntegrationTests {
             .map { $0 + block / 2 }
     }
 
-    @Test(.enabled(if: kernelMapsLargeFolios))
-    func toastdReadsItsCodeBackInSmallPages() throws {
-        let directory = try TemporaryDirectory(prefix: "toastd-folios")
-        defer { directory.remove() }
+    /// A copy of the build's toastd at `directory/toastd`, written `whole`
+    /// or a page at a time, with a toastctl beside it, which toastd holds
+    /// once it has settled its code: the sign that it has.
+    static func copyOfToastd(in directory: TemporaryDirectory, whole: Bool) throws -> (toastd: String, toastctl: String) {
         let toastd = directory.path + "/toastd"
-        let built = try Data(contentsOf: DaemonFixture.binaryDirectory.appending(path: "toastd"))
-        try Self.writeWhole([UInt8](built), to: toastd)
-        // A toastctl beside it, which toastd holds after reading its code back: the sign that it has.
+        let built = [UInt8](try Data(contentsOf: DaemonFixture.binaryDirectory.appending(path: "toastd")))
+        try (whole ? writeWhole : writeInPages)(built, toastd)
         let toastctl = directory.path + "/toastctl"
         try Data(repeating: 0x7f, count: 4096).write(to: URL(filePath: toastctl))
+        return (toastd, toastctl)
+    }
 
-        let keeping = try DaemonFixture(environment: ["TOASTD_KEEP_CODE_PAGES": "1"], executable: toastd)
-        #expect(ClientPagesIntegrationTests.mapping(of: toastctl, in: keeping) != nil)
-        let (code, others) = try Self.mappedRanges(of: toastd, in: keeping)
-        let probes = Self.probes(in: code, awayFrom: try others + [Self.readingBackRange(of: toastd)])
+    /// The line toastd logged about its code pages, once it has stopped.
+    static func settledLine(of daemon: DaemonFixture) -> String {
+        daemon.process.terminate()
+        daemon.process.waitUntilExit()
+        let log = String(decoding: daemon.log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return log.split(separator: "\n").first { $0.contains("start-up code pages") }.map(String.init) ?? log
+    }
+
+    static let debugLog = ["--log-level", "debug", "--log-target", "stderr"]
+
+    @Test(.enabled(if: kernelMapsLargeFolios))
+    func toastdWrittenWholeLetsGoOfItsCodeAndReadsItBackInSmallFolios() throws {
+        let directory = try TemporaryDirectory(prefix: "toastd-folios")
+        defer { directory.remove() }
+        let (toastd, toastctl) = try Self.copyOfToastd(in: directory, whole: true)
+        let (code, others) = try Self.codeRanges(of: toastd)
+        let probes = Self.probes(in: code, awayFrom: others + [try Self.readingBackRange(of: toastd)])
         #expect(probes.count >= 3, "code \(code), probes \(probes)")
-        let before = probes.map { Self.mappedByOneFault(toastd, at: $0) }
-        keeping.process.terminate()
-        keeping.process.waitUntilExit()
         // The copy's code sits in large folios: a fault maps more than the pages around it.
+        let before = probes.map { Self.mappedByOneFault(toastd, at: $0) }
         #expect(before.allSatisfy { $0 > Self.faultAround }, "bytes one fault maps, before: \(before)")
 
-        let daemon = try DaemonFixture(executable: toastd)
+        let daemon = try DaemonFixture(arguments: Self.debugLog, executable: toastd)
         #expect(ClientPagesIntegrationTests.mapping(of: toastctl, in: daemon) != nil)
         let after = probes.map { Self.mappedByOneFault(toastd, at: $0) }
         // Read back in small folios.
         #expect(after.allSatisfy { $0 <= Self.faultAround }, "bytes one fault maps, after: \(after)")
         #expect(try daemon.toastctl("add", "after the reading back").status == 0)
+        let line = Self.settledLine(of: daemon)
+        #expect(line.contains("let go of start-up code pages") && line.contains("folios=large"), "\(line)")
+    }
+
+    /// In small folios, toastd keeps what its start-up touched: its mapped
+    /// file pages stay above four thirds of those of a toastd told to let
+    /// go of them (`TOASTD_RELEASE_CODE_PAGES`; about half in this debug
+    /// build, linked to the Swift libraries), whose later requests bring
+    /// back only what they run.
+    @Test func toastdInSmallFoliosKeepsItsStartUpCode() throws {
+        let kept = try TemporaryDirectory(prefix: "toastd-folios")
+        let released = try TemporaryDirectory(prefix: "toastd-folios")
+        defer {
+            kept.remove()
+            released.remove()
+        }
+        let (keptToastd, keptToastctl) = try Self.copyOfToastd(in: kept, whole: false)
+        let (releasedToastd, releasedToastctl) = try Self.copyOfToastd(in: released, whole: false)
+        let keeping = try DaemonFixture(arguments: Self.debugLog, executable: keptToastd)
+        let releasing = try DaemonFixture(arguments: Self.debugLog, environment: ["TOASTD_RELEASE_CODE_PAGES": "1"], executable: releasedToastd)
+        #expect(ClientPagesIntegrationTests.mapping(of: keptToastctl, in: keeping) != nil)
+        #expect(ClientPagesIntegrationTests.mapping(of: releasedToastctl, in: releasing) != nil)
+        for index in 0..<5 {
+            #expect(try keeping.toastctl("add", "kept \(index)").status == 0)
+            #expect(try releasing.toastctl("add", "released \(index)").status == 0)
+        }
+        let keptKiB = JournalAndUnitTests.mappedFileKiB(keeping.process.processIdentifier)
+        let releasedKiB = JournalAndUnitTests.mappedFileKiB(releasing.process.processIdentifier)
+        #expect(releasedKiB * 4 / 3 < keptKiB, "\(keptKiB) KiB of file pages mapped kept, \(releasedKiB) KiB let go of")
+        let keptLine = Self.settledLine(of: keeping)
+        #expect(keptLine.contains("kept start-up code pages") && keptLine.contains("folios=small"), "\(keptLine)")
+        let releasedLine = Self.settledLine(of: releasing)
+        #expect(releasedLine.contains("let go of start-up code pages") && releasedLine.contains("folios=small"), "\(releasedLine)")
     }
 }

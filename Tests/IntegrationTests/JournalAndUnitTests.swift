@@ -62,36 +62,6 @@ struct JournalAndUnitTests {
         #expect(log.contains(#"\u{9B}"#) && log.contains(#"\u{202E}"#), "\(log)")
     }
 
-    /// Once ready, toastd lets go of the code pages start-up touched
-    /// (`CodePages`), once, on a thread of its own: its mapped file pages
-    /// fall by more than a quarter against a toastd that keeps them
-    /// (`TOASTD_KEEP_CODE_PAGES`; about half in this debug build, linked to
-    /// the Swift libraries: 11.3 against 21.6 MiB once toastd no longer
-    /// loaded Foundation's), the line says how much and that it was
-    /// more than nothing, and toastd serves as before. Later requests bring
-    /// back what they need, and nothing lets it go again.
-    @Test func onceReadyToastdLetsGoOfItsStartUpCodeOnce() throws {
-        let daemon = try DaemonFixture(arguments: ["--log-level", "debug", "--log-target", "stderr"])
-        let keeping = try DaemonFixture(environment: ["TOASTD_KEEP_CODE_PAGES": "1"])
-        let pid = daemon.process.processIdentifier
-        let kept = Self.mappedFileKiB(keeping.process.processIdentifier)
-        var released = false
-        for _ in 0..<500 where !released {
-            usleep(20_000)
-            released = Self.mappedFileKiB(pid) < kept * 3 / 4
-        }
-        #expect(released, "\(Self.mappedFileKiB(pid)) KiB of file pages mapped, against \(kept) KiB kept")
-        keeping.process.terminate()
-        for index in 0..<20 { #expect(try daemon.toastctl("add", "after the release \(index)").status == 0) }
-        daemon.process.terminate()
-        daemon.process.waitUntilExit()
-        let log = String(decoding: daemon.log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let lines = log.split(separator: "\n").filter { $0.contains("let go of start-up code pages") }
-        #expect(lines.count == 1, "\(log)")
-        let kibibytes = lines.first?.split(separator: " ").first { $0.hasPrefix("KiB=") }.flatMap { Int($0.dropFirst(4)) }
-        #expect((kibibytes ?? 0) > 1_024, "\(lines)")
-    }
-
     /// The process's mapped file pages: RSS less anonymous memory, in KiB.
     static func mappedFileKiB(_ pid: Int32) -> Int {
         guard let rollup = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8) else { return 0 }

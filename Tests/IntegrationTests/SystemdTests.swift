@@ -181,17 +181,18 @@ struct SystemdTests {
         #expect(output.contains("already running"))
     }
 
-    /// The code pages start-up touched are let go of (`CodePages`) at once,
-    /// unless a client already waits on the inherited socket, the one whose
-    /// connection started toastd: then only once it has its answer, so that
-    /// its request does not fault back the pages being unmapped.
+    /// The code start-up touched is settled (the hot code mapped again with
+    /// huge pages, the rest kept or let go of) at once, unless a client
+    /// already waits on the inherited socket, the one whose connection
+    /// started toastd: then only once it has its answer, so that its request
+    /// does not fault back the pages being unmapped.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-socket-activate")))
-    func theCodePagesWaitForTheClientWhoseConnectionStartedToastd() throws {
+    func theCodeIsSettledAfterTheClientWhoseConnectionStartedToastd() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let toastd = DaemonFixture.binaryDirectory.appending(path: "toastd").path
         let log = directory.appending(path: "toastd.log").path
-        func release(after command: [String], client: (String) throws -> Void) throws -> String {
+        func settled(after command: [String], client: (String) throws -> Void) throws -> String {
             let socket = directory.appending(path: "toastd.sock").path
             let pid = try DaemonFixture.spawn(
                 command[0], Array(command.dropFirst()) + [toastd, "--socket", socket, "--log-level", "debug", "--log-target", "stderr", "--state-dir", directory.appending(path: "state").path],
@@ -207,17 +208,17 @@ struct SystemdTests {
             var line = ""
             for _ in 0..<500 where line.isEmpty {
                 line = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
-                    .first { $0.contains("let go of start-up code pages") }.map(String.init) ?? ""
+                    .first { $0.contains("start-up code pages") }.map(String.init) ?? ""
                 usleep(10_000)
             }
             return line
         }
-        let activated = try release(after: ["/usr/bin/systemd-socket-activate", "-l", directory.appending(path: "toastd.sock").path, "-E", "SWIFT_BACKTRACE=enable=no"]) { socket in
+        let activated = try settled(after: ["/usr/bin/systemd-socket-activate", "-l", directory.appending(path: "toastd.sock").path, "-E", "SWIFT_BACKTRACE=enable=no"]) { socket in
             let added = try DaemonFixture.toastctl(["add", "the first of the session"], socket: socket)
             #expect(added.status == 0, "\(added.stderr)")
         }
         #expect(activated.contains("after the waiting client's answer"), "\(activated)")
-        let plain = try release(after: ["/usr/bin/env"]) { _ in }
+        let plain = try settled(after: ["/usr/bin/env"]) { _ in }
         #expect(plain.contains("at start"), "\(plain)")
     }
 }

@@ -6,7 +6,8 @@ import Glibc
 
 /// Reads this process's code back into the page cache in small pages once
 /// it has let go of it, so that what it faults in again maps only what it
-/// runs: toastd's (outside its hot blocks), and toast-overlay's.
+/// runs: toastd's (outside its hot blocks, where `LargeFolios` finds its
+/// binary in large ones), and toast-overlay's.
 ///
 /// Since Linux 6.16, ext4 keeps a file that was read in sequence (copied,
 /// installed, checksummed, backed up: with this machine's 8 MiB of

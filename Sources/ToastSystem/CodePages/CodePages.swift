@@ -4,14 +4,15 @@ import Glibc
 #endif
 
 /// Lets go of the code pages that this process is not using: toastd once it
-/// is ready (`ServiceManagerDuties`), toast-overlay once it is idle
+/// is ready, where the page cache holds its binary in large folios
+/// (`ServiceManagerDuties`, `LargeFolios`), toast-overlay once it is idle
 /// (`StartUpPages`).
 ///
 /// Starting toastd runs code it never runs again (argument parsing, the
 /// configuration, opening and migrating the store, the Swift runtime's
 /// first look-ups), scattered over a 30 MB binary; the kernel maps the 64 KiB
 /// around each page it faults in, so an idle toastd kept about 13 MiB of its
-/// own code mapped. Once it is ready, toastd unmaps, once, the read-only
+/// own code mapped. Once it is ready, toastd (where it does) unmaps, once, the read-only
 /// file mappings whose pages are all still the file's (`MADV_DONTNEED`):
 /// the pages stay in the page cache, and the requests fault back in the
 /// pages they need, which then stay (`ServiceManagerDuties`). Mappings
