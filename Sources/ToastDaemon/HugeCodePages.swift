@@ -83,15 +83,6 @@ public enum HugeCodePages {
         public var bytes = 0
     }
 
-    /// Maps this process's hot code blocks huge.
-    @discardableResult
-    static func map(_ executable: borrowing OwnExecutable) -> Mapped {
-        guard kernelOffersHugePages, let maps = ProcFile.bytes("/proc/self/maps"),
-            let code = code(maps: maps, executable: executable.path)
-        else { return Mapped() }
-        return map(code, of: executable.file, limit: hotBlocks)
-    }
-
     /// Maps the first `limit` blocks of `mapping`, a private mapping of
     /// `file`, with huge pages.
     static func map(_ mapping: MappingsText.Entry, of file: Int32, limit: Int) -> Mapped {

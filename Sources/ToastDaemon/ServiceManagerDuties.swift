@@ -145,11 +145,13 @@ final class ServiceManagerDuties: DaemonService, @unchecked Sendable {
         DetachedThread.start {
             guard let executable = OwnExecutable() else { return }
             let code = ProcFile.bytes("/proc/self/maps").flatMap { HugeCodePages.code(maps: $0, executable: executable.path) }
-            let hot = small ? [] : code.map { HugeCodePages.blocks(start: $0.start, end: $0.end, offset: $0.offset, limit: HugeCodePages.hotBlocks) } ?? []
+            // The code whose hot blocks go huge, if they do.
+            let hugeCode = small || !HugeCodePages.kernelOffersHugePages ? nil : code
+            let hot = hugeCode.map { HugeCodePages.blocks(start: $0.start, end: $0.end, offset: $0.offset, limit: HugeCodePages.hotBlocks) } ?? []
             let large = code.map { LargeFolios.hold($0, of: executable, excluding: hot, blockSize: HugeCodePages.blockSize) } ?? false
             let release = always || large
             let released = release ? CodePages.release() : CodePages.Released()
-            let huge = small ? HugeCodePages.Mapped() : HugeCodePages.map(executable)
+            let huge = hugeCode.map { HugeCodePages.map($0, of: executable.file, limit: HugeCodePages.hotBlocks) } ?? HugeCodePages.Mapped()
             let reread = release ? CodeFolios.reread(released.mappings, of: executable, excluding: huge.blocks, blockSize: HugeCodePages.blockSize) : 0
             logger.debug(
                 release ? "let go of start-up code pages" : "kept start-up code pages",
