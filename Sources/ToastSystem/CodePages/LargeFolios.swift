@@ -37,8 +37,9 @@ public enum LargeFolios {
     public static func hold(
         _ code: MappingsText.Entry, of executable: borrowing OwnExecutable, excluding blocks: [UInt], blockSize: UInt, probes: Int = 8
     ) -> Bool {
+        guard code.start < code.end else { return false }
         let pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)
-        guard pagemap >= 0, code.start < code.end else { return false }
+        guard pagemap >= 0 else { return false }
         defer { close(pagemap) }
         let mapped = present(pagemap: entries(pagemap, at: code.start, pages: Int(code.end - code.start) / pageSize))
         let pages = probePages(mapped, start: code.start, excluding: blocks, blockSize: blockSize, count: probes)
